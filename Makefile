@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmswap: build the patched 6.12 kernel, boot it under QEMU with an emulated
+# NVDIMM and run the tests. See README.md.
+#
+#   make run            build what is missing, boot, show pmswap at work
+#   make test           host checks + kernel + guest tests (what CI runs)
+#   make kernel         [STOCK=1] [DEBUG=1]; make print-kernel prints its path
+#   make shell          boot the guest with an interactive shell
+#   make upstream-baseline   record which upstream mm selftests fail on stock
+
+REPO       := $(CURDIR)
+BUILD      ?= $(REPO)/build
+KSRC       ?= /usr/src/linux-source-6.12.tar.xz
+STOCK      ?= 0
+DEBUG      ?= 0
+QUICK      ?= 0
+
+PRISTINE   := $(BUILD)/linux
+VARIANT    := $(if $(filter 1,$(STOCK)),stock,pmswap)$(if $(filter 1,$(DEBUG)),-debug)
+OBJ        := $(BUILD)/obj-$(VARIANT)
+BZIMAGE    := $(OBJ)/arch/x86/boot/bzImage
+LOGS       := $(BUILD)/logs
+TESTBIN    := $(BUILD)/testbin
+SELFTESTBIN := $(BUILD)/selftests-bin
+INITRAMFS  := $(BUILD)/initramfs.cpio
+HDRS       := $(BUILD)/headers
+KSFT       := $(PRISTINE)/tools/testing/selftests
+
+CC         ?= gcc
+TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
+RUNGUEST   := PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS)
+
+# Upstream mm selftests built from the same source (statically).
+UPSTREAM_TESTS := cow madv_populate mkdirty mremap_test pagemap_ioctl \
+		  soft-dirty split_huge_page_test uffd-unit-tests transhuge-stress
+
+FEATURE_SRCS := $(wildcard tests/feature/*.c)
+FEATURE_BINS := $(patsubst tests/feature/%.c,$(TESTBIN)/%,$(FEATURE_SRCS))
+PROG_SRCS    := $(wildcard tests/progs/*.c)
+PROG_BINS    := $(patsubst tests/progs/%.c,$(TESTBIN)/%,$(PROG_SRCS))
+LIB_SRCS     := $(wildcard tests/lib/*.c)
+LIB_HDRS     := $(wildcard tests/lib/*.h)
+
+.PHONY: all deps kernel print-kernel source testprogs selftests initramfs \
+	check checkpatch guest-test test run shell upstream-baseline clean help
+
+all: kernel testprogs initramfs
+
+help:
+	@sed -n '3,12p' Makefile
+
+deps:
+	@$(REPO)/scripts/install-deps.sh
+
+# --- kernel -----------------------------------------------------------------
+kernel: deps
+	@$(REPO)/scripts/build-kernel.sh $(BUILD) $(REPO) $(KSRC) $(STOCK) $(DEBUG)
+
+print-kernel:
+	@echo $(BZIMAGE)
+
+$(PRISTINE)/.pmswap-extracted: | deps
+	@$(REPO)/scripts/build-kernel.sh $(BUILD) $(REPO) $(KSRC) extract-only 0
+
+source: $(PRISTINE)/.pmswap-extracted
+
+# --- test programs ----------------------------------------------------------
+$(TESTBIN)/%: tests/feature/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extracted
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_SRCS)
+
+$(TESTBIN)/%: tests/progs/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extracted
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_SRCS)
+
+testprogs: $(FEATURE_BINS) $(PROG_BINS)
+
+$(HDRS)/.stamp: $(PRISTINE)/.pmswap-extracted
+	@echo "selftests: installing kernel UAPI headers"
+	@$(MAKE) -s -C $(PRISTINE) O=$(HDRS) headers_install INSTALL_HDR_PATH=$(HDRS)/usr >/dev/null
+	@touch $@
+
+$(SELFTESTBIN)/.stamp: $(HDRS)/.stamp
+	@echo "selftests: building $(UPSTREAM_TESTS)"
+	@mkdir -p $(SELFTESTBIN)
+	@$(MAKE) -s -C $(KSFT)/mm OUTPUT=$(SELFTESTBIN) \
+		KHDR_INCLUDES="-isystem $(HDRS)/usr/include" \
+		EXTRA_CFLAGS=-static LDFLAGS=-static \
+		$(addprefix $(SELFTESTBIN)/,$(UPSTREAM_TESTS)) > $(SELFTESTBIN)/build.log 2>&1 || \
+		{ tail -30 $(SELFTESTBIN)/build.log; exit 1; }
+	@rm -f $(SELFTESTBIN)/*.o
+	@touch $@
+
+selftests: $(SELFTESTBIN)/.stamp
+
+# --- initramfs --------------------------------------------------------------
+initramfs: testprogs selftests
+	@$(REPO)/tests/mkinitramfs.sh $(INITRAMFS) $(TESTBIN) $(SELFTESTBIN)
+
+# --- host-side checks -------------------------------------------------------
+checkpatch: source
+	@$(REPO)/scripts/checkpatch-series.sh $(PRISTINE) $(REPO)
+
+check: checkpatch
+
+# --- guest tests ------------------------------------------------------------
+guest-test: kernel initramfs
+	@rm -f $(LOGS)/*.summary
+	@rc=0; \
+	$(RUNGUEST) -t 1500 feature || rc=1; \
+	$(RUNGUEST) -t 2400 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
+	python3 $(REPO)/tests/check-results.py --total $(LOGS)/feature.out.summary $(LOGS)/upstream.out.summary || rc=1; \
+	exit $$rc
+
+test: deps
+	@start=$$(date +%s); rc=0; \
+	$(MAKE) --no-print-directory check || rc=1; \
+	$(MAKE) --no-print-directory guest-test || rc=1; \
+	echo "make test: $$(( $$(date +%s) - start ))s"; exit $$rc
+
+upstream-baseline:
+	@$(MAKE) --no-print-directory kernel initramfs STOCK=1
+	@PMSWAP_TAG=upstream-stock $(RUNGUEST) -t 2400 upstream || true
+	@$(REPO)/tests/upstream/make-baseline.sh $(LOGS)/upstream-stock.out > $(REPO)/tests/upstream/stock-failures.txt
+	@echo "wrote tests/upstream/stock-failures.txt:"; cat $(REPO)/tests/upstream/stock-failures.txt
+
+# --- interactive -------------------------------------------------------------
+run: kernel initramfs
+	@$(RUNGUEST) -n -t 1200 demo | $(REPO)/tests/demo-report.sh
+
+shell: kernel initramfs
+	@$(RUNGUEST) shell
+
+clean:
+	rm -rf $(OBJ) $(TESTBIN) $(SELFTESTBIN) $(INITRAMFS) $(LOGS)

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Create a 2 MiB-aligned fsdax namespace on the emulated NVDIMM, mkswap it
+# and swapon it, and set THP to "always". Prints TAP as one test program.
+# PMSWAP_SWAP=pmem (default), zram, or none. "--hugetlb N" also reserves
+# N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases).
+set -u
+hugetlb=0
+[ "${1:-}" = --hugetlb ] && hugetlb=$2
+n=0
+fail=0
+step() {  # step DESCRIPTION COMMAND...
+	desc=$1
+	shift
+	n=$((n + 1))
+	if log=$("$@" 2>&1); then
+		echo "ok $n $desc"
+	else
+		echo "$log" | sed 's/^/# /'
+		echo "not ok $n $desc"
+		fail=1
+	fi
+}
+
+make_ns() {
+	ndctl disable-region all >/dev/null &&
+	ndctl init-labels -f all >/dev/null &&
+	ndctl enable-region all >/dev/null &&
+	ndctl create-namespace -r region0 -m fsdax --align 2M -n pmswap
+}
+
+thp() {
+	echo always > /sys/kernel/mm/transparent_hugepage/enabled &&
+	echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
+}
+
+zram_on() {
+	echo lzo > /sys/block/zram0/comp_algorithm 2>/dev/null
+	echo 1G > /sys/block/zram0/disksize && mkswap /dev/zram0 && swapon /dev/zram0
+}
+
+reserve_hugetlb() {
+	echo "$hugetlb" > /proc/sys/vm/nr_hugepages &&
+	test "$(cat /proc/sys/vm/nr_hugepages)" = "$hugetlb"
+}
+
+echo "TAP version 13"
+extra=0
+[ "$hugetlb" != 0 ] && extra=1
+case "$PMSWAP_SWAP" in
+pmem)
+	echo "1..$((4 + extra))"
+	step "fsdax namespace with 2 MiB alignment on region0" make_ns
+	step "/dev/pmem0 exists" test -b /dev/pmem0
+	step "mkswap and swapon /dev/pmem0" sh -c 'mkswap /dev/pmem0 && swapon /dev/pmem0'
+	;;
+zram)
+	echo "1..$((2 + extra))"
+	step "mkswap and swapon /dev/zram0" zram_on
+	;;
+none)
+	echo "1..$((1 + extra))"
+	;;
+esac
+step "THP enabled=always defrag=madvise" thp
+[ "$hugetlb" != 0 ] && step "reserve $hugetlb hugetlb pages" reserve_hugetlb
+cat /proc/swaps | sed 's/^/# /'
+exit $fail

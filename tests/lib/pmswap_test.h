@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the pmswap guest tests: THP-aligned memory, reclaim
+ * triggers, readers for pagemap/smaps/vmstat/THP stats, data patterns and
+ * process helpers. Tests print TAP through the kernel's kselftest.h.
+ */
+#ifndef PMSWAP_TEST_H
+#define PMSWAP_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PT_PAGE_SIZE	4096UL
+#define PT_PMD_SIZE	(2UL << 20)
+#define PT_PMD_PAGES	(PT_PMD_SIZE / PT_PAGE_SIZE)
+#define PT_MIB		(1UL << 20)
+
+/* --- memory --- */
+/* Anonymous private mapping of @size bytes aligned to 2 MiB, MADV_HUGEPAGE. */
+void *pt_alloc_thp(size_t size);
+void pt_free_thp(void *p, size_t size);
+/* Touch every 4 KiB page for writing (populates THPs on a THP VMA). */
+void pt_touch_write(void *p, size_t size);
+/* Read one byte of every 4 KiB page; returns a checksum so it is not elided. */
+uint64_t pt_touch_read(const void *p, size_t size);
+int pt_pageout(void *p, size_t size);
+
+/* --- data patterns --- */
+void pt_fill(void *p, size_t size, uint64_t seed);
+/* Number of 4 KiB pages whose content differs from pt_fill(seed). */
+size_t pt_verify(const void *p, size_t size, uint64_t seed);
+
+/* --- /proc and /sys readers; -1 when the value cannot be read --- */
+long pt_vmstat(const char *name);
+long pt_meminfo_kb(const char *name);
+/* Sum of field @name (in kB) of the VMA(s) covering [p, p + size) in smaps. */
+long pt_smaps_kb(const void *p, const char *name);
+long pt_thp_size_stat(unsigned long size_kb, const char *name);
+int pt_read_str(const char *path, char *buf, size_t len);
+long pt_read_long(const char *path);
+int pt_write_str(const char *path, const char *val);
+bool pt_path_exists(const char *path);
+
+/* --- pagemap --- */
+#define PT_PM_PRESENT		(1ULL << 63)
+#define PT_PM_SWAP		(1ULL << 62)
+#define PT_PM_FILE		(1ULL << 61)
+#define PT_PM_EXCLUSIVE		(1ULL << 56)
+#define PT_PM_SOFT_DIRTY	(1ULL << 55)
+#define PT_PM_PFN_MASK		((1ULL << 55) - 1)
+#define PT_PM_SWP_TYPE(e)	((e) & 0x1f)
+#define PT_PM_SWP_OFFSET(e)	(((e) & PT_PM_PFN_MASK) >> 5)
+int pt_pagemap_open(void);
+uint64_t pt_pagemap_entry(int fd, const void *addr);
+/* Read @n consecutive entries starting at @addr into @out; 0 on success. */
+int pt_pagemap_range(int fd, const void *addr, size_t n, uint64_t *out);
+
+/* --- fault counts of this process --- */
+struct pt_faults {
+	long minor;
+	long major;
+};
+void pt_faults_now(struct pt_faults *f);
+long pt_faults_since(const struct pt_faults *before, long *major);
+
+/* --- memcg v2 --- */
+/* Create /sys/fs/cgroup/@name with the memory controller; 0 on success. */
+int pt_memcg_create(const char *name);
+int pt_memcg_set(const char *name, const char *file, const char *val);
+long pt_memcg_read_long(const char *name, const char *file);
+/* Read key @key from a flat-keyed file such as memory.stat. */
+long pt_memcg_stat(const char *name, const char *file, const char *key);
+int pt_memcg_enter(const char *name);
+int pt_memcg_destroy(const char *name);
+
+/* --- processes and threads --- */
+/* Run @fn in a child; returns its exit status, or -1. */
+int pt_fork_run(int (*fn)(void *arg), void *arg);
+/* Run @fn in @n threads at once (released together); 0 when all return 0. */
+int pt_threads_run(int n, int (*fn)(int idx, void *arg), void *arg);
+
+/* --- swap devices --- */
+/* Sum of "Used" in /proc/swaps, in kB. */
+long pt_swap_used_kb(void);
+bool pt_swap_active(void);
+
+/* A snapshot of the vmstat counters that swap tests look at. */
+struct pt_swapstat {
+	long pswpin, pswpout;
+	long thp_swpout, thp_swpout_fallback;
+	long thp_split_pmd, thp_split_page, thp_fault_alloc;
+	long pgmajfault;
+};
+void pt_swapstat_now(struct pt_swapstat *s);
+void pt_swapstat_delta(const struct pt_swapstat *a, const struct pt_swapstat *b,
+		       struct pt_swapstat *d);
+void pt_swapstat_print(const char *what, const struct pt_swapstat *d);
+
+#endif /* PMSWAP_TEST_H */

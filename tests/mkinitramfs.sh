@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh OUT.cpio TESTBIN SELFTESTBIN
+#
+# Build the guest's initramfs (uncompressed newc cpio: faster to unpack
+# under TCG than a compressed one): busybox-static, ndctl, daxctl,
+# util-linux mkswap/swapon/swapoff, stress-ng (with their shared
+# libraries), the pmswap test programs and the upstream mm selftests.
+set -euo pipefail
+
+out=$1 testbin=$2 selftestbin=$3
+here=$(cd "$(dirname "$0")" && pwd)
+root=$out.d
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,run,pmswap/bin,pmswap/selftests,pmswap/suites}
+
+cp /bin/busybox "$root/bin/busybox"
+for a in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+
+# Real programs with their libraries (resolved with ldd).
+copy_bin() {
+	local src=$1 dst=$2 lib
+	cp -L "$src" "$root/$dst"
+	for lib in $(ldd "$src" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+for p in ndctl daxctl stress-ng; do
+	copy_bin "$(command -v $p)" usr/bin/$p
+done
+for p in mkswap swapon swapoff; do
+	rm -f "$root/sbin/$p" "$root/bin/$p"
+	copy_bin "$(PATH=/usr/sbin:/sbin:$PATH command -v $p)" sbin/$p
+done
+
+cp "$here/guest/init" "$root/init"
+cp "$here/guest/setup-swap.sh" "$here/guest/run-suite.sh" "$root/pmswap/"
+cp "$here"/guest/suites/* "$root/pmswap/suites/"
+[ -d "$here/guest/bin" ] && cp "$here"/guest/bin/* "$root/pmswap/bin/"
+cp "$testbin"/* "$root/pmswap/bin/" 2>/dev/null || true
+cp "$selftestbin"/* "$root/pmswap/selftests/" 2>/dev/null || true
+echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
+echo "root:x:0:" > "$root/etc/group"
+
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) > "$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$root"
+echo "initramfs: $out ($(du -h "$out" | cut -f1))"

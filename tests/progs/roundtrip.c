@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roundtrip: swap a THP-backed region out and touch it back, printing
+ * "key value" lines (counts are exact, times are wall-clock ms).
+ *
+ *   roundtrip [-s MiB] [-w] [-r]
+ *     -s MiB   region size (default 256)
+ *     -w       write-back: write one word per 4 KiB instead of reading
+ *     -r       swap out through memory.reclaim of a memcg instead of
+ *              MADV_PAGEOUT
+ * Used by `make run` and the benchmarks.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmswap_test.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	struct pt_swapstat s0, s1, s2, d;
+	struct pt_faults f0;
+	size_t mib = 256, size, off;
+	int opt, write = 0, reclaim = 0;
+	long faults, major, memfree0, memfree_min;
+	double t0, t_out, t_in;
+	char *mem;
+
+	while ((opt = getopt(argc, argv, "s:wr")) != -1) {
+		switch (opt) {
+		case 's':
+			mib = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			write = 1;
+			break;
+		case 'r':
+			reclaim = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: roundtrip [-s MiB] [-w] [-r]\n");
+			return 2;
+		}
+	}
+	size = mib * PT_MIB;
+	if (reclaim) {
+		if (pt_memcg_create("roundtrip") || pt_memcg_enter("roundtrip")) {
+			perror("memcg");
+			return 1;
+		}
+	}
+	mem = pt_alloc_thp(size);
+	if (!mem) {
+		perror("mmap");
+		return 1;
+	}
+	pt_fill(mem, size, 7);
+	printf("size_mib %zu\n", mib);
+	printf("thp_before_kb %ld\n", pt_smaps_kb(mem, "AnonHugePages"));
+
+	pt_swapstat_now(&s0);
+	t0 = now_ms();
+	if (reclaim) {
+		char val[32];
+
+		snprintf(val, sizeof(val), "%zu", size);
+		pt_memcg_set("roundtrip", "memory.reclaim", val);
+	} else if (pt_pageout(mem, size)) {
+		perror("madvise(MADV_PAGEOUT)");
+		return 1;
+	}
+	t_out = now_ms() - t0;
+	pt_swapstat_now(&s1);
+	pt_swapstat_delta(&s0, &s1, &d);
+	printf("swapout_ms %.1f\n", t_out);
+	printf("swapout_thp_swpout %ld\n", d.thp_swpout);
+	printf("swapout_thp_swpout_fallback %ld\n", d.thp_swpout_fallback);
+	printf("swapout_thp_split_pmd %ld\n", d.thp_split_pmd);
+	printf("swapout_pswpout %ld\n", d.pswpout);
+	printf("swapped_kb %ld\n", pt_smaps_kb(mem, "Swap"));
+
+	memfree0 = pt_meminfo_kb("MemFree");
+	memfree_min = memfree0;
+	pt_faults_now(&f0);
+	t0 = now_ms();
+	if (write) {
+		for (off = 0; off < size; off += PT_PAGE_SIZE)
+			mem[off + 8] = 1;
+	} else {
+		pt_touch_read(mem, size);
+	}
+	t_in = now_ms() - t0;
+	faults = pt_faults_since(&f0, &major);
+	pt_swapstat_now(&s2);
+	pt_swapstat_delta(&s1, &s2, &d);
+	if (pt_meminfo_kb("MemFree") < memfree_min)
+		memfree_min = pt_meminfo_kb("MemFree");
+	printf("swapin_ms %.1f\n", t_in);
+	printf("swapin_faults %ld\n", faults);
+	printf("swapin_major_faults %ld\n", major);
+	printf("swapin_pswpin %ld\n", d.pswpin);
+	printf("swapin_memfree_drop_kb %ld\n", memfree0 - memfree_min);
+	printf("thp_after_kb %ld\n", pt_smaps_kb(mem, "AnonHugePages"));
+	if (write)
+		for (off = 0; off < size; off += PT_PAGE_SIZE)
+			mem[off + 8] = 0;
+	printf("verify_bad_pages %zu\n", pt_verify(mem, size, 7));
+	pt_free_thp(mem, size);
+	if (reclaim)
+		pt_memcg_destroy("roundtrip");
+	return 0;
+}

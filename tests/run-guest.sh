@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-guest.sh [options] SUITE
+#   -k KERNEL      bzImage (default: from PMSWAP_KERNEL)
+#   -i INITRAMFS   initramfs cpio (default: from PMSWAP_INITRAMFS)
+#   -o DIR         where the logs go (default: build/logs)
+#   -t SECONDS     whole-boot timeout (default 1800)
+#   -s SWAP        pmem (default), zram or none
+#   -m MEM         guest RAM (default 1G)
+#   -a ARGS        extra kernel command-line arguments
+#   -b BASELINE    known stock failures for upstream tests
+#   -n             no result check (print the logs only)
+#
+# Boots QEMU (TCG) with an emulated NVDIMM, runs the suite in the guest
+# and judges the result with tests/check-results.py. SUITE "shell" gives
+# an interactive shell on the console instead.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1
+while getopts k:i:o:t:s:m:a:b:n opt; do
+	case $opt in
+	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
+	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
+	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+suite=${1:?usage: run-guest.sh [options] SUITE}
+[ -f "$kernel" ] || { echo "run-guest: no kernel image '$kernel'" >&2; exit 2; }
+[ -f "$initrd" ] || { echo "run-guest: no initramfs '$initrd'" >&2; exit 2; }
+
+mkdir -p "$logs"
+tag=${PMSWAP_TAG:-$suite}
+console=$logs/$tag.console
+out=$logs/$tag.out
+nvimg=$logs/$tag.nvdimm
+# 1 GiB of NVDIMM plus the 128 KiB label area, so the region is 1 GiB and
+# 2 MiB-aligned fsdax namespaces fit. Sparse, recreated for every boot.
+rm -f "$nvimg" "$console" "$out"
+truncate -s $((1024 * 1024 * 1024 + 128 * 1024)) "$nvimg"
+
+cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel pmswap.suite=$suite pmswap.swap=$swap $extra"
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
+      -m "$mem,slots=2,maxmem=4G"
+      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$((1024 * 1024 * 1024 + 128 * 1024))"
+      -device nvdimm,id=nvdimm1,memdev=nv1,label-size=128K
+      -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+      -display none -no-reboot -nodefaults)
+
+if [ "$suite" = shell ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial null
+fi
+
+echo "guest: booting $(basename "$kernel") for suite '$suite' (swap on $swap; logs in $logs/$tag.*)"
+start=$(date +%s)
+rc=0
+timeout --foreground "$tmo" "${qemu[@]}" -serial "file:$console" -serial "file:$out" \
+	</dev/null >"$logs/$tag.qemu" 2>&1 || rc=$?
+echo "guest: suite '$suite' done in $(( $(date +%s) - start ))s (qemu exit $rc)"
+rm -f "$nvimg"
+if [ $rc = 124 ]; then
+	echo "guest: TIMEOUT after ${tmo}s" >> "$out"
+fi
+[ $check = 1 ] || { cat "$out"; exit 0; }
+args=(--console "$console" --out "$out" --suite "$suite")
+[ -n "$baseline" ] && args+=(--baseline "$baseline")
+[ $rc = 124 ] && args+=(--timed-out)
+python3 "$here/check-results.py" "${args[@]}"
