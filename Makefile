@@ -30,6 +30,8 @@ KSFT       := $(PRISTINE)/tools/testing/selftests
 CC         ?= gcc
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
+TEST_SUMMARIES := host.out.summary feature.out.summary upstream.out.summary \
+		  feature-debug.out.summary
 RUNGUEST   := PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS)
 
 # Upstream mm selftests built from the same source (statically).
@@ -44,7 +46,8 @@ LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs selftests initramfs \
-	check checkpatch guest-test test run shell upstream-baseline clean help
+	check checkpatch guest-test debug-test test run shell upstream-baseline \
+	clean help
 
 all: kernel testprogs initramfs
 
@@ -103,26 +106,36 @@ initramfs: testprogs selftests
 checkpatch: source
 	@$(REPO)/scripts/checkpatch-series.sh $(PRISTINE) $(REPO)
 
-check: checkpatch
+check: source
+	@$(REPO)/scripts/host-checks.sh $(PRISTINE) $(REPO) $(LOGS)
 
 # --- guest tests ------------------------------------------------------------
 guest-test: kernel initramfs
-	@rm -f $(LOGS)/*.summary
+	@rm -f $(LOGS)/feature.out.summary $(LOGS)/upstream.out.summary
 	@rc=0; \
 	$(RUNGUEST) -t 1500 feature || rc=1; \
 	$(RUNGUEST) -t 2400 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
-	python3 $(REPO)/tests/check-results.py --total $(LOGS)/feature.out.summary $(LOGS)/upstream.out.summary || rc=1; \
 	exit $$rc
 
+# The feature suite again on the debug kernel (KASAN, lockdep, DEBUG_VM).
+debug-test: initramfs
+	@$(MAKE) --no-print-directory kernel DEBUG=1
+	@PMSWAP_TAG=feature-debug PMSWAP_KERNEL=$(BUILD)/obj-pmswap-debug/arch/x86/boot/bzImage \
+		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 2400 -m 1536M feature
+
 test: deps
-	@start=$$(date +%s); rc=0; \
+	@start=$$(date +%s); rc=0; rm -f $(LOGS)/*.summary; \
 	$(MAKE) --no-print-directory check || rc=1; \
 	$(MAKE) --no-print-directory guest-test || rc=1; \
-	echo "make test: $$(( $$(date +%s) - start ))s"; exit $$rc
+	$(MAKE) --no-print-directory debug-test || rc=1; \
+	echo "make test: $$(( $$(date +%s) - start ))s"; \
+	python3 $(REPO)/tests/check-results.py --total $(addprefix $(LOGS)/,$(TEST_SUMMARIES)) || rc=1; \
+	exit $$rc
 
 upstream-baseline:
 	@$(MAKE) --no-print-directory kernel initramfs STOCK=1
-	@PMSWAP_TAG=upstream-stock $(RUNGUEST) -t 2400 upstream || true
+	@PMSWAP_TAG=upstream-stock PMSWAP_KERNEL=$(BUILD)/obj-stock/arch/x86/boot/bzImage \
+		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 2400 upstream || true
 	@$(REPO)/tests/upstream/make-baseline.sh $(LOGS)/upstream-stock.out > $(REPO)/tests/upstream/stock-failures.txt
 	@echo "wrote tests/upstream/stock-failures.txt:"; cat $(REPO)/tests/upstream/stock-failures.txt
 

@@ -4,27 +4,34 @@
 # checkpatch-series.sh KERNEL-TREE REPO
 #
 # Run the kernel's checkpatch.pl --strict on every patch in patches/series
-# and on every new kernel source file under mm/ and drivers/. Any error,
-# warning or check fails.
+# and on every new kernel source file under mm/ and drivers/; one TAP test
+# point each. Any error, warning or check fails.
 set -uo pipefail
 tree=$1 repo=$2
 cp=$tree/scripts/checkpatch.pl
 opts=(--strict --no-tree --quiet --show-types)
-fail=0 n=0
+files=()
 while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
-	n=$((n + 1))
-	if ! "$cp" "${opts[@]}" "$repo/patches/$p"; then
-		echo "checkpatch: $p has style problems"
-		fail=1
-	fi
+	files+=("patches/$p")
 done < "$repo/patches/series"
-while IFS= read -r -d '' f; do
+while IFS= read -r f; do
+	files+=("$f")
+done < <(cd "$repo" && find mm drivers -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+
+echo "TAP version 13"
+echo "1..${#files[@]}"
+n=0 fail=0
+for f in "${files[@]}"; do
 	n=$((n + 1))
-	if ! "$cp" "${opts[@]}" -f "$f"; then
-		echo "checkpatch: ${f#"$repo"/} has style problems"
+	fopt=()
+	case "$f" in patches/*) ;; *) fopt=(-f) ;; esac
+	if out=$("$cp" "${opts[@]}" "${fopt[@]}" "$repo/$f" 2>&1); then
+		echo "ok $n checkpatch --strict $f"
+	else
+		echo "$out" | sed 's/^/# /'
+		echo "not ok $n checkpatch --strict $f"
 		fail=1
 	fi
-done < <(find "$repo/mm" "$repo/drivers" -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null)
-echo "checkpatch: $n file(s) checked, $([ $fail = 0 ] && echo clean || echo FAILED)"
+done
 exit $fail

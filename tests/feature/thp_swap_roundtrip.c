@@ -5,9 +5,11 @@
  * THPs left (whole or split, PMD split or not), where their slots went,
  * how many faults brought them back and whether they came back huge.
  *
- * The expectations document stock 6.12: the folio leaves whole into 512
- * contiguous slots, the PMD is split, and the data returns 4 KiB per
- * fault. Usage: thp_swap_roundtrip [MiB] (default 256).
+ * Stock 6.12 (and pmswap with /sys/kernel/mm/pmswap/huge_swap = 0): the
+ * folio leaves whole into 512 contiguous slots, the PMD is split, and the
+ * data returns 4 KiB per fault. pmswap with huge_swap = 1: the PMD becomes
+ * one huge swap entry and each THP returns whole in one fault. On a pmswap
+ * kernel both modes are run. Usage: thp_swap_roundtrip [MiB] (default 256).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -20,26 +22,21 @@
 
 static size_t size;
 static unsigned long nr_thp;
-static char *mem;
 
-int main(int argc, char **argv)
+#define TESTS_PER_MODE 11
+
+static void roundtrip(int huge)
 {
+	const char *m = huge ? "huge" : "stock";
 	struct pt_swapstat s0, s1, s2, d;
-	struct pt_faults f0;
 	unsigned long i, unaligned = 0, noncontig = 0, notswapped = 0;
+	long kb, faults, major, used0, pmd0, pmd1, in0, in1;
+	struct pt_faults f0;
 	uint64_t *pm;
-	long kb, faults, major, used0;
+	char *mem;
 	int fd;
 
-	size = (argc > 1 ? strtoul(argv[1], NULL, 0) : 256) * PT_MIB;
-	nr_thp = size / PT_PMD_SIZE;
-
-	ksft_print_header();
-	if (!pt_swap_active())
-		ksft_exit_fail_msg("no swap device is active\n");
-	ksft_set_plan(10);
-
-	used0 = pt_swap_used_kb();
+	used0 = pt_swap_held_kb();
 	mem = pt_alloc_thp(size);
 	if (!mem)
 		ksft_exit_fail_perror("mmap");
@@ -47,29 +44,41 @@ int main(int argc, char **argv)
 
 	kb = pt_smaps_kb(mem, "AnonHugePages");
 	ksft_test_result(kb == (long)(size >> 10),
-			 "populated region is all THP (AnonHugePages %ld kB)\n", kb);
+			 "%s: populated region is all THP (AnonHugePages %ld kB)\n", m, kb);
 
 	pt_swapstat_now(&s0);
+	pmd0 = pt_vmstat("thp_swpout_pmd");
 	if (pt_pageout(mem, size))
 		ksft_exit_fail_perror("madvise(MADV_PAGEOUT)");
 	pt_swapstat_now(&s1);
+	pmd1 = pt_vmstat("thp_swpout_pmd");
 	pt_swapstat_delta(&s0, &s1, &d);
 	pt_swapstat_print("swap-out", &d);
 
 	ksft_test_result(d.thp_swpout == (long)nr_thp && d.thp_swpout_fallback == 0 &&
 			 d.thp_split_page == 0,
-			 "%lu THPs swapped out as whole folios (thp_swpout +%ld, fallback +%ld, split_page +%ld)\n",
-			 nr_thp, d.thp_swpout, d.thp_swpout_fallback, d.thp_split_page);
+			 "%s: %lu THPs swapped out as whole folios (thp_swpout +%ld, fallback +%ld, split_page +%ld)\n",
+			 m, nr_thp, d.thp_swpout, d.thp_swpout_fallback, d.thp_split_page);
 	ksft_test_result(d.pswpout == (long)(size / PT_PAGE_SIZE),
-			 "pswpout counts every 4 KiB page (+%ld)\n", d.pswpout);
-	/* Stock 6.12: try_to_unmap() splits the PMD of every THP. */
-	ksft_test_result(d.thp_split_pmd == (long)nr_thp,
-			 "stock: every PMD split at swap-out (thp_split_pmd +%ld)\n",
-			 d.thp_split_pmd);
+			 "%s: pswpout counts every 4 KiB page (+%ld)\n", m, d.pswpout);
+	if (huge)
+		ksft_test_result(d.thp_split_pmd == 0 && pmd1 - pmd0 == (long)nr_thp,
+				 "huge: no PMD split, one huge swap entry per THP (thp_split_pmd +%ld, thp_swpout_pmd +%ld)\n",
+				 d.thp_split_pmd, pmd1 - pmd0);
+	else
+		ksft_test_result(d.thp_split_pmd == (long)nr_thp && pmd1 == pmd0,
+				 "stock: every PMD split at swap-out (thp_split_pmd +%ld)\n",
+				 d.thp_split_pmd);
 
 	kb = pt_smaps_kb(mem, "Swap");
 	ksft_test_result(kb == (long)(size >> 10) && pt_smaps_kb(mem, "Rss") == 0,
-			 "smaps: Swap %ld kB, Rss %ld kB\n", kb, pt_smaps_kb(mem, "Rss"));
+			 "%s: smaps: Swap %ld kB, Rss %ld kB\n", m, kb, pt_smaps_kb(mem, "Rss"));
+	kb = pt_smaps_kb(mem, "SwapPmdMapped");
+	if (huge)
+		ksft_test_result(kb == (long)(size >> 10),
+				 "huge: smaps: SwapPmdMapped %ld kB\n", kb);
+	else
+		ksft_test_result(kb <= 0, "stock: smaps: no memory in huge swap entries (%ld)\n", kb);
 
 	/* Each THP sits in 512 contiguous slots starting on a 512 boundary. */
 	fd = pt_pagemap_open();
@@ -90,32 +99,73 @@ int main(int argc, char **argv)
 			noncontig++;
 	}
 	ksft_test_result(!notswapped && !unaligned && !noncontig,
-			 "pagemap: all pages swapped, each THP in 512 contiguous aligned slots (not swapped %lu, unaligned %lu, non-contiguous %lu)\n",
-			 notswapped, unaligned, noncontig);
+			 "%s: pagemap: all pages swapped, each THP in 512 contiguous aligned slots (not swapped %lu, unaligned %lu, non-contiguous %lu)\n",
+			 m, notswapped, unaligned, noncontig);
+	free(pm);
+	close(fd);
 
+	in0 = pt_vmstat("thp_swpin_pmd");
 	pt_faults_now(&f0);
 	pt_touch_read(mem, size);
 	faults = pt_faults_since(&f0, &major);
 	pt_swapstat_now(&s2);
+	in1 = pt_vmstat("thp_swpin_pmd");
 	pt_swapstat_delta(&s1, &s2, &d);
 	pt_swapstat_print("read-back", &d);
-	printf("# read-back faults %ld (major %ld)\n", faults, major);
+	printf("# %s: read-back faults %ld (major %ld), thp_swpin_pmd +%ld\n",
+	       m, faults, major, in1 - in0);
 
-	/* Stock 6.12: one fault and one 4 KiB swap-in per page. */
-	ksft_test_result(faults == (long)(size / PT_PAGE_SIZE) &&
-			 d.pswpin == (long)(size / PT_PAGE_SIZE),
-			 "stock: read-back takes one fault per 4 KiB (%ld faults, pswpin +%ld)\n",
-			 faults, d.pswpin);
 	kb = pt_smaps_kb(mem, "AnonHugePages");
-	ksft_test_result(kb == 0, "stock: no THP after read-back (AnonHugePages %ld kB)\n", kb);
+	if (huge) {
+		ksft_test_result(faults == (long)nr_thp && in1 - in0 == (long)nr_thp &&
+				 d.pswpin == (long)(size / PT_PAGE_SIZE),
+				 "huge: read-back takes one fault per THP (%ld faults, thp_swpin_pmd +%ld, pswpin +%ld)\n",
+				 faults, in1 - in0, d.pswpin);
+		ksft_test_result(kb == (long)(size >> 10),
+				 "huge: all THP after read-back (AnonHugePages %ld kB)\n", kb);
+	} else {
+		/* One fault and one 4 KiB swap-in per page. */
+		ksft_test_result(faults == (long)(size / PT_PAGE_SIZE) &&
+				 d.pswpin == (long)(size / PT_PAGE_SIZE),
+				 "stock: read-back takes one fault per 4 KiB (%ld faults, pswpin +%ld)\n",
+				 faults, d.pswpin);
+		/* The fault path maps 4 KiB; khugepaged may collapse a few. */
+		ksft_test_result(kb < (long)(size >> 12),
+				 "stock: read-back does not bring THPs back (AnonHugePages %ld kB)\n",
+				 kb);
+	}
 
-	ksft_test_result(pt_verify(mem, size, 1) == 0, "data intact after the round trip\n");
+	ksft_test_result(pt_verify(mem, size, 1) == 0, "%s: data intact after the round trip\n", m);
 
 	pt_free_thp(mem, size);
-	ksft_test_result(pt_swap_used_kb() <= used0,
-			 "swap slots freed on munmap (used %ld kB, before %ld kB)\n",
-			 pt_swap_used_kb(), used0);
-	free(pm);
-	close(fd);
+	ksft_test_result(pt_swap_held_kb() <= used0,
+			 "%s: swap slots freed on munmap (used %ld kB, before %ld kB)\n",
+			 m, pt_swap_held_kb(), used0);
+}
+
+int main(int argc, char **argv)
+{
+	int mode;
+
+	size = (argc > 1 ? strtoul(argv[1], NULL, 0) : 256) * PT_MIB;
+	nr_thp = size / PT_PMD_SIZE;
+
+	ksft_print_header();
+	if (!pt_swap_active())
+		ksft_exit_fail_msg("no swap device is active\n");
+	mode = pt_huge_swap_mode();
+	ksft_print_msg("kernel: %s\n", mode < 0 ? "stock (no huge swap entries)" :
+		       "pmswap (huge swap entries, both settings run)");
+	ksft_set_plan(mode < 0 ? TESTS_PER_MODE : 2 * TESTS_PER_MODE);
+
+	if (mode < 0) {
+		roundtrip(0);
+	} else {
+		pt_huge_swap_set(0);
+		roundtrip(0);
+		pt_huge_swap_set(1);
+		roundtrip(1);
+		pt_huge_swap_set(mode);
+	}
 	ksft_finished();
 }

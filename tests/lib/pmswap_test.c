@@ -92,21 +92,26 @@ void pt_fill(void *p, size_t size, uint64_t seed)
 		*(uint64_t *)(c + off) = pt_word(seed, off);
 }
 
-size_t pt_verify(const void *p, size_t size, uint64_t seed)
+size_t pt_verify_range(const void *base, size_t start, size_t len, uint64_t seed)
 {
-	const char *c = p;
-	size_t off, bad = 0, page_bad;
+	const char *c = base;
+	size_t off, bad = 0, page_bad, end = start + len;
 
-	for (off = 0; off < size; off += PT_PAGE_SIZE) {
+	for (off = start; off < end; off += PT_PAGE_SIZE) {
 		size_t o;
 
 		page_bad = 0;
-		for (o = off; o < off + PT_PAGE_SIZE && o < size; o += 512)
+		for (o = off; o < off + PT_PAGE_SIZE && o < end; o += 512)
 			if (*(const uint64_t *)(c + o) != pt_word(seed, o))
 				page_bad = 1;
 		bad += page_bad;
 	}
 	return bad;
+}
+
+size_t pt_verify(const void *p, size_t size, uint64_t seed)
+{
+	return pt_verify_range(p, 0, size, seed);
 }
 
 int pt_read_str(const char *path, char *buf, size_t len)
@@ -410,6 +415,15 @@ long pt_swap_used_kb(void)
 	return sum;
 }
 
+long pt_swap_held_kb(void)
+{
+	long used = pt_swap_used_kb(), cached = pt_meminfo_kb("SwapCached");
+
+	if (used < 0 || cached < 0)
+		return -1;
+	return used - cached;
+}
+
 bool pt_swap_active(void)
 {
 	return pt_meminfo_kb("SwapTotal") > 0;
@@ -446,4 +460,20 @@ void pt_swapstat_print(const char *what, const struct pt_swapstat *d)
 	       what, d->pswpin, d->pswpout, d->thp_swpout,
 	       d->thp_swpout_fallback, d->thp_split_pmd, d->thp_split_page,
 	       d->pgmajfault);
+}
+
+int pt_huge_swap_mode(void)
+{
+	long v = pt_read_long(PT_HUGE_SWAP_KNOB);
+
+	return v < 0 ? -1 : !!v;
+}
+
+int pt_huge_swap_set(int on)
+{
+	int old = pt_huge_swap_mode();
+
+	if (old < 0 || pt_write_str(PT_HUGE_SWAP_KNOB, on ? "1" : "0"))
+		return -1;
+	return old;
 }

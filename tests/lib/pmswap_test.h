@@ -31,6 +31,8 @@ int pt_pageout(void *p, size_t size);
 void pt_fill(void *p, size_t size, uint64_t seed);
 /* Number of 4 KiB pages whose content differs from pt_fill(seed). */
 size_t pt_verify(const void *p, size_t size, uint64_t seed);
+/* The same for [base + off, base + off + len) of a region filled at base. */
+size_t pt_verify_range(const void *base, size_t off, size_t len, uint64_t seed);
 
 /* --- /proc and /sys readers; -1 when the value cannot be read --- */
 long pt_vmstat(const char *name);
@@ -84,6 +86,12 @@ int pt_threads_run(int n, int (*fn)(int idx, void *arg), void *arg);
 /* --- swap devices --- */
 /* Sum of "Used" in /proc/swaps, in kB. */
 long pt_swap_used_kb(void);
+/*
+ * Swap held by swap counts, in kB: used minus the slots that only the swap
+ * cache holds (SwapCached), which reclaim frees later. A leaked swap count
+ * shows here; a folio left in the swap cache does not.
+ */
+long pt_swap_held_kb(void);
 bool pt_swap_active(void);
 
 /* A snapshot of the vmstat counters that swap tests look at. */
@@ -97,5 +105,12 @@ void pt_swapstat_now(struct pt_swapstat *s);
 void pt_swapstat_delta(const struct pt_swapstat *a, const struct pt_swapstat *b,
 		       struct pt_swapstat *d);
 void pt_swapstat_print(const char *what, const struct pt_swapstat *d);
+
+/* --- pmswap switches --- */
+#define PT_HUGE_SWAP_KNOB "/sys/kernel/mm/pmswap/huge_swap"
+/* -1 on a kernel without huge swap entries (stock), else the knob 0/1. */
+int pt_huge_swap_mode(void);
+/* Set the knob; returns the previous value, or -1. */
+int pt_huge_swap_set(int on);
 
 #endif /* PMSWAP_TEST_H */

@@ -5,8 +5,8 @@
 MIB=${1:-256}
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 snap() {
-	for k in thp_swpout thp_swpout_fallback thp_split_pmd pswpout pswpin pgmajfault; do
-		echo "$k $(vm $k)"
+	for k in thp_swpout thp_swpout_fallback thp_split_pmd thp_swpout_pmd thp_swpin_pmd thp_split_swap_pmd pswpout pswpin pgmajfault; do
+		echo "$k $(vm $k || true)"
 	done
 }
 delta() {  # delta FILE-BEFORE FILE-AFTER
@@ -20,25 +20,38 @@ echo "-- THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 
 echo
 echo "== 1. ${MIB} MiB of THP-backed memory: MADV_PAGEOUT, then one read per 4 KiB"
-snap > /tmp/b1
-roundtrip -s "$MIB" > /tmp/rt
-snap > /tmp/a1
-awk '
-$1 == "thp_before_kb"        { printf "  THP before swap-out         %8d MiB\n", $2 / 1024 }
-$1 == "swapout_ms"           { printf "  swap-out time (TCG)         %8.0f ms\n", $2 }
-$1 == "swapout_thp_swpout"   { printf "  THPs swapped out whole      %8d\n", $2 }
-$1 == "swapout_thp_swpout_fallback" { printf "  THPs split to swap out      %8d\n", $2 }
-$1 == "swapout_thp_split_pmd"{ printf "  PMD mappings split          %8d\n", $2 }
-$1 == "swapped_kb"           { printf "  in swap after swap-out      %8d MiB\n", $2 / 1024 }
-$1 == "swapin_ms"            { printf "  read-back time (TCG)        %8.0f ms\n", $2 }
-$1 == "swapin_faults"        { printf "  faults on read-back         %8d\n", $2 }
-$1 == "swapin_pswpin"        { printf "  pages read back (4 KiB)     %8d\n", $2 }
-$1 == "thp_after_kb"         { printf "  THP after read-back         %8d MiB\n", $2 / 1024 }
-$1 == "verify_bad_pages"     { printf "  pages with wrong data       %8d\n", $2 }
-' /tmp/rt
-echo "  counters:"
-delta /tmp/b1 /tmp/a1
-
+KNOB=/sys/kernel/mm/pmswap/huge_swap
+if [ -f $KNOB ]; then
+	modes="0 1"
+	orig=$(cat $KNOB)
+	echo "   (run twice: huge swap entries off = the stock path, then on)"
+else
+	modes=stock
+	echo "   (stock kernel: no huge swap entries)"
+fi
+for m in $modes; do
+	[ "$m" != stock ] && echo "$m" > $KNOB
+	snap > /tmp/b1.$m
+	roundtrip -s "$MIB" > /tmp/rt.$m
+	snap > /tmp/a1.$m
+	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' /tmp/b1.$m /tmp/a1.$m >> /tmp/rt.$m
+done
+[ -f $KNOB ] && echo "$orig" > $KNOB
+set -- $modes
+awk -v n=$# '
+FNR == 1 { f++ }
+{ v[f, $1] = $2 }
+END {
+	split("thp_before_kb:THP before swap-out (MiB):1024|swapout_thp_swpout:THPs swapped out whole:1|swapout_thp_split_pmd:PMD mappings split at swap-out:1|thp_swpout_pmd:huge swap entries made:1|swapped_kb:in swap after swap-out (MiB):1024|swapin_faults:faults on read-back:1|thp_swpin_pmd:THPs swapped in whole:1|swapin_pswpin:pages read back (4 KiB):1|thp_after_kb:THP after read-back (MiB):1024|verify_bad_pages:pages with wrong data:1|swapout_ms:swap-out time, TCG (ms):1|swapin_ms:read-back time, TCG (ms):1", rows, "|")
+	if (n == 2) printf "  %-34s %14s %14s\n", "", "huge_swap=0", "huge_swap=1"
+	for (i = 1; i in rows; i++) {
+		split(rows[i], r, ":")
+		line = sprintf("  %-34s", r[2])
+		for (j = 1; j <= n; j++)
+			line = line sprintf(" %14.0f", v[j, r[1]] / r[3])
+		print line
+	}
+}' $(for m in $modes; do echo /tmp/rt.$m; done)
 echo
 echo "== 2. memory pressure: stress-ng vm, 2 x 192 MiB with --verify in a 192 MiB memcg"
 echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Huge swap entries: swap a PMD-mapped anonymous THP out as one PMD-level
+ * swap entry and fault it back in as one PMD mapping.
+ *
+ * A huge swap entry is a non-present PMD holding a real swap entry (not a
+ * migration entry). It stands for the 512 contiguous swap slots, starting
+ * at a 512-aligned offset, that add_to_swap() gave the THP's folio; each of
+ * those slots holds one swap count for the entry, exactly as the 512 PTE
+ * swap entries it replaces would. So the entry is a compact encoding of
+ * 512 PTE swap entries, and splitting it into them is always correct: that
+ * is what every path that cannot handle the huge entry does.
+ *
+ * The page table that the THP had deposited stays deposited while the PMD
+ * holds the swap entry, so the entry can be split without allocating.
+ *
+ * Copyright (C) 2026 pmswap developers
+ */
+
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+#include <linux/kobject.h>
+#include <linux/memcontrol.h>
+#include <linux/mm_inline.h>
+#include <linux/mmu_notifier.h>
+#include <linux/rmap.h>
+#include <linux/sched/mm.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/sysfs.h>
+#include <linux/userfaultfd_k.h>
+#include <asm/pgalloc.h>
+#include <asm/tlbflush.h>
+
+#include "internal.h"
+#include "swap.h"
+
+static bool huge_swap_on __read_mostly = true;
+
+/*
+ * x86-64 keeps the exclusive marker of a swap entry in _PAGE_SWP_EXCLUSIVE;
+ * PMD and PTE entries share the layout.
+ */
+static inline pmd_t pmd_swp_mkexclusive(pmd_t pmd)
+{
+	return __pmd(pmd_val(pmd) | _PAGE_SWP_EXCLUSIVE);
+}
+
+static inline bool pmd_swp_exclusive(pmd_t pmd)
+{
+	return pmd_val(pmd) & _PAGE_SWP_EXCLUSIVE;
+}
+
+static inline pmd_t pmd_swp_clear_exclusive(pmd_t pmd)
+{
+	return __pmd(pmd_val(pmd) & ~_PAGE_SWP_EXCLUSIVE);
+}
+
+static void huge_swap_add_mmlist(struct mm_struct *mm, struct mm_struct *near)
+{
+	if (likely(!list_empty(&mm->mmlist)))
+		return;
+	spin_lock(&mmlist_lock);
+	if (list_empty(&mm->mmlist))
+		list_add(&mm->mmlist, &near->mmlist);
+	spin_unlock(&mmlist_lock);
+}
+
+/**
+ * huge_swap_try_unmap_pmd - replace a THP's PMD mapping with a huge swap entry
+ * @pvmw: the walk of try_to_unmap_one(), at a PMD mapping, PMD lock held
+ * @folio: the locked folio being unmapped for swap-out
+ *
+ * Return: true when the PMD now holds a huge swap entry and the mapping's
+ * reference on @folio is gone; false when nothing was changed and the
+ * caller must split the PMD as before.
+ */
+bool huge_swap_try_unmap_pmd(struct page_vma_mapped_walk *pvmw,
+			     struct folio *folio)
+{
+	struct vm_area_struct *vma = pvmw->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = pvmw->address & HPAGE_PMD_MASK;
+	swp_entry_t entry = folio->swap;
+	struct page *page = folio_page(folio, 0);
+	pmd_t pmdval, swp_pmd;
+	bool anon_exclusive;
+	int i;
+
+	if (!READ_ONCE(huge_swap_on) || !folio_test_anon(folio) ||
+	    !folio_test_swapbacked(folio) || !folio_test_swapcache(folio) ||
+	    !pmd_trans_huge(*pvmw->pmd))
+		return false;
+	if (folio_nr_pages(folio) != HPAGE_PMD_NR ||
+	    !IS_ALIGNED(swp_offset(entry), HPAGE_PMD_NR) ||
+	    pmd_page(*pvmw->pmd) != page)
+		goto fallback;
+
+	/* One swap count per slot for this mapping, as for 512 PTEs. */
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		if (swap_duplicate(swp_entry(swp_type(entry),
+					     swp_offset(entry) + i)) < 0) {
+			if (i)
+				swap_free_nr(entry, i);
+			goto fallback;
+		}
+	}
+
+	flush_cache_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
+	pmdval = pmdp_invalidate(vma, haddr, pvmw->pmd);
+	if (pmd_dirty(pmdval))
+		folio_mark_dirty(folio);
+
+	/* See folio_try_share_anon_rmap_pmd(): invalidate the PMD first. */
+	anon_exclusive = PageAnonExclusive(page);
+	if (anon_exclusive && folio_try_share_anon_rmap_pmd(folio, page)) {
+		/* Maybe pinned: keep it mapped, let the caller split. */
+		set_pmd_at(mm, haddr, pvmw->pmd, pmdval);
+		swap_free_nr(entry, HPAGE_PMD_NR);
+		goto fallback;
+	}
+
+	huge_swap_add_mmlist(mm, &init_mm);
+	update_hiwater_rss(mm);
+	add_mm_counter(mm, MM_ANONPAGES, -HPAGE_PMD_NR);
+	add_mm_counter(mm, MM_SWAPENTS, HPAGE_PMD_NR);
+
+	swp_pmd = swp_entry_to_pmd(entry);
+	if (anon_exclusive)
+		swp_pmd = pmd_swp_mkexclusive(swp_pmd);
+	if (pmd_soft_dirty(pmdval))
+		swp_pmd = pmd_swp_mksoft_dirty(swp_pmd);
+	if (pmd_uffd_wp(pmdval))
+		swp_pmd = pmd_swp_mkuffd_wp(swp_pmd);
+	set_pmd_at(mm, haddr, pvmw->pmd, swp_pmd);
+
+	folio_remove_rmap_pmd(folio, page, vma);
+	folio_put(folio);
+	count_vm_event(THP_SWPOUT_PMD);
+	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_SWPOUT_PMD);
+	return true;
+
+fallback:
+	count_vm_event(THP_SWPOUT_PMD_FALLBACK);
+	return false;
+}
+
+/**
+ * huge_swap_split_pmd_locked - turn a huge swap entry into 512 PTE swap entries
+ * @vma: the VMA mapping @haddr
+ * @pmd: the PMD, locked, holding a huge swap entry
+ * @haddr: the 2 MiB-aligned address the PMD maps
+ */
+void huge_swap_split_pmd_locked(struct vm_area_struct *vma, pmd_t *pmd,
+				unsigned long haddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t old = *pmd, _pmd;
+	swp_entry_t entry = pmd_to_swp_entry(old);
+	pgtable_t pgtable;
+	pte_t *pte;
+	int i;
+
+	VM_WARN_ON_ONCE(!is_huge_swap_pmd(old));
+	VM_WARN_ON_ONCE(!IS_ALIGNED(haddr, HPAGE_PMD_SIZE));
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
+
+	pgtable = pgtable_trans_huge_withdraw(mm, pmd);
+	pmd_populate(mm, &_pmd, pgtable);
+	pte = pte_offset_map(&_pmd, haddr);
+	if (WARN_ON_ONCE(!pte)) {
+		/* Cannot happen for a table we just populated: keep the entry. */
+		pgtable_trans_huge_deposit(mm, pmd, pgtable);
+		return;
+	}
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		pte_t e = swp_entry_to_pte(swp_entry(swp_type(entry),
+						     swp_offset(entry) + i));
+
+		if (pmd_swp_exclusive(old))
+			e = pte_swp_mkexclusive(e);
+		if (pmd_swp_soft_dirty(old))
+			e = pte_swp_mksoft_dirty(e);
+		if (pmd_swp_uffd_wp(old))
+			e = pte_swp_mkuffd_wp(e);
+		VM_WARN_ON(!pte_none(ptep_get(pte + i)));
+		set_pte_at(mm, haddr + i * PAGE_SIZE, pte + i, e);
+	}
+	pte_unmap(pte);
+	/* Make the PTEs visible before the PMD points at them. */
+	smp_wmb();
+	pmd_populate(mm, pmd, pgtable);
+	count_vm_event(THP_SPLIT_SWAP_PMD);
+}
+
+/* Split the huge swap entry at @pmd if it is still @orig. */
+static void huge_swap_split_pmd(struct vm_area_struct *vma, pmd_t *pmd,
+				unsigned long haddr, pmd_t orig)
+{
+	spinlock_t *ptl = pmd_lock(vma->vm_mm, pmd);
+
+	if (pmd_same(*pmd, orig))
+		huge_swap_split_pmd_locked(vma, pmd, haddr);
+	spin_unlock(ptl);
+}
+
+/**
+ * huge_swap_zap_entry - drop a huge swap entry that was cleared from its PMD
+ * @mm: the mm whose page table held it
+ * @orig: the entry
+ *
+ * The caller frees the deposited page table.
+ */
+void huge_swap_zap_entry(struct mm_struct *mm, pmd_t orig)
+{
+	free_swap_and_cache_nr(pmd_to_swp_entry(orig), HPAGE_PMD_NR);
+	add_mm_counter(mm, MM_SWAPENTS, -HPAGE_PMD_NR);
+}
+
+/**
+ * huge_swap_zap_or_split - drop or split the huge swap entry at @pmd
+ * @vma: the VMA
+ * @pmd: the PMD, unlocked
+ * @addr: start of the range being zapped in this PMD
+ * @next: end of that range
+ *
+ * For MADV_FREE and friends: a range covering the whole 2 MiB frees the
+ * slots; a partial one splits the entry so the PTE path can do its part.
+ *
+ * Return: true when the entry was freed.
+ */
+bool huge_swap_zap_or_split(struct vm_area_struct *vma, pmd_t *pmd,
+			    unsigned long addr, unsigned long next)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl = pmd_lock(mm, pmd);
+	pmd_t orig = *pmd;
+	bool freed = false;
+
+	if (!is_huge_swap_pmd(orig))
+		goto out;
+	if (IS_ALIGNED(addr, HPAGE_PMD_SIZE) && next - addr == HPAGE_PMD_SIZE) {
+		pmd_clear(pmd);
+		huge_swap_zap_entry(mm, orig);
+		pte_free(mm, pgtable_trans_huge_withdraw(mm, pmd));
+		mm_dec_nr_ptes(mm);
+		freed = true;
+	} else {
+		huge_swap_split_pmd_locked(vma, pmd, addr & HPAGE_PMD_MASK);
+	}
+out:
+	spin_unlock(ptl);
+	return freed;
+}
+
+/**
+ * huge_swap_copy_pmd - fork a huge swap entry
+ *
+ * Called from copy_huge_pmd() with both PMD locks held and a page table to
+ * deposit. Return: 0 when the entry was copied; -EAGAIN when the source
+ * entry was split instead (a swap count needs a continuation page, which
+ * the PTE path knows how to add); the caller then frees @pgtable and
+ * copies the PTEs.
+ */
+int huge_swap_copy_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm,
+		       pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr,
+		       struct vm_area_struct *dst_vma,
+		       struct vm_area_struct *src_vma, pgtable_t pgtable)
+{
+	pmd_t pmd = *src_pmd;
+	swp_entry_t entry = pmd_to_swp_entry(pmd);
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		if (swap_duplicate(swp_entry(swp_type(entry),
+					     swp_offset(entry) + i)) < 0) {
+			if (i)
+				swap_free_nr(entry, i);
+			huge_swap_split_pmd_locked(src_vma, src_pmd,
+						   addr & HPAGE_PMD_MASK);
+			return -EAGAIN;
+		}
+	}
+	huge_swap_add_mmlist(dst_mm, src_mm);
+
+	/* Both processes share the slots now: neither is exclusive. */
+	if (pmd_swp_exclusive(pmd)) {
+		pmd = pmd_swp_clear_exclusive(pmd);
+		set_pmd_at(src_mm, addr, src_pmd, pmd);
+	}
+	add_mm_counter(dst_mm, MM_SWAPENTS, HPAGE_PMD_NR);
+	mm_inc_nr_ptes(dst_mm);
+	pgtable_trans_huge_deposit(dst_mm, dst_pmd, pgtable);
+	if (!userfaultfd_wp(dst_vma))
+		pmd = pmd_swp_clear_uffd_wp(pmd);
+	set_pmd_at(dst_mm, addr, dst_pmd, pmd);
+	return 0;
+}
+
+/*
+ * Whether a fault may bring the entry back as one THP. Everything else
+ * splits the entry and lets do_swap_page() handle 4 KiB at a time.
+ */
+static bool huge_swap_can_swapin(struct vm_area_struct *vma,
+				 unsigned long haddr)
+{
+	if (!READ_ONCE(huge_swap_on))
+		return false;
+	if (userfaultfd_armed(vma))
+		return false;
+	if (haddr < vma->vm_start || haddr + HPAGE_PMD_SIZE > vma->vm_end)
+		return false;
+	return thp_vma_allowable_order(vma, vma->vm_flags,
+				       TVA_IN_PF | TVA_ENFORCE_SYSFS,
+				       HPAGE_PMD_ORDER);
+}
+
+/* Is any of the 512 slots cached as a folio other than @folio? */
+static bool huge_swap_cache_diverged(swp_entry_t entry)
+{
+	struct folio *folio;
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		swp_entry_t e = swp_entry(swp_type(entry), swp_offset(entry) + i);
+
+		folio = filemap_get_folio(swap_address_space(e),
+					  swap_cache_index(e));
+		if (!IS_ERR(folio)) {
+			folio_put(folio);
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * do_huge_pmd_swap_page - fault on a huge swap entry
+ * @vmf: the fault; vmf->orig_pmd holds the entry
+ *
+ * Bring the whole THP back with one fault: from the swap cache when the
+ * folio is still there, otherwise read as one PMD-sized folio from a
+ * synchronous swap device. Where that cannot be done the entry is split
+ * into 512 PTE swap entries and the fault is retried.
+ */
+vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
+	pmd_t orig = vmf->orig_pmd;
+	swp_entry_t entry = pmd_to_swp_entry(orig);
+	struct folio *folio, *swapcache;
+	struct swap_info_struct *si;
+	bool need_clear_cache = false;
+	rmap_t rmap_flags = RMAP_NONE;
+	bool exclusive;
+	vm_fault_t ret = 0;
+	void *shadow;
+	pmd_t pmd;
+
+	if (!huge_swap_can_swapin(vma, haddr))
+		goto split;
+
+	/* Prevent swapoff from happening to us. */
+	si = get_swap_device(entry);
+	if (unlikely(!si))
+		return 0;
+
+	folio = swap_cache_get_folio(entry, vma, haddr);
+	swapcache = folio;
+	if (folio) {
+		if (folio_nr_pages(folio) != HPAGE_PMD_NR ||
+		    folio->swap.val != entry.val || !folio_test_anon(folio) ||
+		    folio_test_has_hwpoisoned(folio)) {
+			folio_put(folio);
+			goto split_put;
+		}
+	} else {
+		/* Racy like do_swap_page(): a stale flag only costs a split. */
+		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
+			goto split_put;
+		folio = vma_alloc_folio(vma_thp_gfp_mask(vma), HPAGE_PMD_ORDER,
+					vma, haddr, true);
+		if (!folio)
+			goto split_put;
+		if (mem_cgroup_swapin_charge_folio(folio, mm, GFP_KERNEL, entry)) {
+			folio_put(folio);
+			goto split_put;
+		}
+		__folio_set_locked(folio);
+		__folio_set_swapbacked(folio);
+		/*
+		 * Claim all 512 slots, as do_swap_page() does for a large
+		 * folio, so a parallel swap-in cannot free and reuse them.
+		 */
+		if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			/*
+			 * A slot is cached on its own (the slots' states have
+			 * diverged): split. Otherwise another fault is reading
+			 * the same entry: let it finish and retry.
+			 */
+			if (huge_swap_cache_diverged(entry))
+				goto split_put;
+			put_swap_device(si);
+			schedule_timeout_uninterruptible(1);
+			return 0;
+		}
+		need_clear_cache = true;
+		mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
+		shadow = get_shadow_from_swap_cache(entry);
+		if (shadow)
+			workingset_refault(folio, shadow);
+		folio_add_lru(folio);
+		/* To provide the entry to swap_read_folio() */
+		folio->swap = entry;
+		swap_read_folio(folio, NULL);
+		folio->private = NULL;
+
+		ret = VM_FAULT_MAJOR;
+		count_vm_event(PGMAJFAULT);
+		count_memcg_event_mm(mm, PGMAJFAULT);
+	}
+
+	/* The read of a fresh folio unlocks it when the I/O completes. */
+	ret |= folio_lock_or_retry(folio, vmf);
+	if (ret & VM_FAULT_RETRY)
+		goto out_release;
+	if (swapcache) {
+		/* folio_free_swap() or swapoff may have released it. */
+		if (unlikely(!folio_test_swapcache(folio) ||
+			     folio->swap.val != entry.val))
+			goto out_page;
+		if ((vmf->flags & FAULT_FLAG_WRITE) && !folio_test_lru(folio))
+			lru_add_drain();
+	}
+
+	vmf->ptl = pmd_lock(mm, vmf->pmd);
+	if (unlikely(!pmd_same(*vmf->pmd, orig)))
+		goto out_nomap;
+	if (unlikely(!folio_test_uptodate(folio))) {
+		ret = VM_FAULT_SIGBUS;
+		goto out_nomap;
+	}
+
+	VM_WARN_ON_FOLIO(folio_test_anon(folio) &&
+			 PageAnonExclusive(folio_page(folio, 0)), folio);
+	if (folio != swapcache) {
+		/* A fresh folio nobody else can see. */
+		exclusive = true;
+	} else {
+		exclusive = pmd_swp_exclusive(orig);
+		/*
+		 * See do_swap_page(): no exclusive page under writeback on
+		 * a backend that needs stable pages; the flag is read racily.
+		 */
+		if (exclusive && folio_test_writeback(folio) &&
+		    data_race(si->flags & SWP_STABLE_WRITES)) /* racy read */
+			exclusive = false;
+	}
+
+	arch_swap_restore(entry, folio);
+	swap_free_nr(entry, HPAGE_PMD_NR);
+	if (swapcache && (mem_cgroup_swap_full(folio) ||
+			  (vma->vm_flags & VM_LOCKED) ||
+			  ((vmf->flags & FAULT_FLAG_WRITE) &&
+			   folio_ref_count(folio) == 1 + HPAGE_PMD_NR)))
+		folio_free_swap(folio);
+
+	add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
+	add_mm_counter(mm, MM_SWAPENTS, -HPAGE_PMD_NR);
+	pmd = mk_huge_pmd(folio_page(folio, 0), vma->vm_page_prot);
+	if (pmd_swp_soft_dirty(orig))
+		pmd = pmd_mksoft_dirty(pmd);
+	if (exclusive || folio_ref_count(folio) == 1) {
+		if ((vma->vm_flags & VM_WRITE) &&
+		    !(vma_soft_dirty_enabled(vma) && !pmd_soft_dirty(pmd))) {
+			pmd = pmd_mkwrite(pmd, vma);
+			if (vmf->flags & FAULT_FLAG_WRITE)
+				pmd = pmd_mkdirty(pmd);
+		}
+		rmap_flags |= RMAP_EXCLUSIVE;
+	}
+	/* Our folio reference becomes the PMD mapping's. */
+	if (folio != swapcache)
+		folio_add_new_anon_rmap(folio, vma, haddr, rmap_flags);
+	else
+		folio_add_anon_rmap_pmd(folio, folio_page(folio, 0), vma,
+					haddr, rmap_flags);
+	set_pmd_at(mm, haddr, vmf->pmd, pmd);
+	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
+	spin_unlock(vmf->ptl);
+	folio_unlock(folio);
+
+	count_vm_event(THP_SWPIN_PMD);
+	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_SWPIN_PMD);
+	if (need_clear_cache)
+		swapcache_clear(si, entry, HPAGE_PMD_NR);
+	put_swap_device(si);
+	return ret;
+
+out_nomap:
+	spin_unlock(vmf->ptl);
+out_page:
+	folio_unlock(folio);
+out_release:
+	folio_put(folio);
+	if (need_clear_cache)
+		swapcache_clear(si, entry, HPAGE_PMD_NR);
+	put_swap_device(si);
+	return ret;
+
+split_put:
+	put_swap_device(si);
+split:
+	count_vm_event(THP_SWPIN_PMD_FALLBACK);
+	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_SWPIN_PMD_FALLBACK);
+	huge_swap_split_pmd(vma, vmf->pmd, haddr, orig);
+	return 0;
+}
+
+#ifdef CONFIG_SYSFS
+static ssize_t huge_swap_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(huge_swap_on));
+}
+
+static ssize_t huge_swap_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(huge_swap_on, on);
+	return count;
+}
+
+static struct kobj_attribute huge_swap_attr = __ATTR_RW(huge_swap);
+
+static struct attribute *pmswap_attrs[] = {
+	&huge_swap_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group pmswap_attr_group = {
+	.attrs = pmswap_attrs,
+};
+
+static int __init huge_swap_sysfs_init(void)
+{
+	struct kobject *kobj;
+	int err;
+
+	kobj = kobject_create_and_add("pmswap", mm_kobj);
+	if (!kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(kobj, &pmswap_attr_group);
+	if (err)
+		kobject_put(kobj);
+	return err;
+}
+subsys_initcall(huge_swap_sysfs_init);
+#endif
