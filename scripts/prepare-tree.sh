@@ -28,7 +28,7 @@ if [ -f "$series" ]; then
 			echo "prepare-tree: patches/series names $p, which does not exist" >&2
 			exit 1
 		fi
-		if ! out=$(patch -p1 -N -s -t --no-backup-if-mismatch -r - \
+		if ! out=$(patch -p1 -N -s -t --fuzz=0 --no-backup-if-mismatch -r - \
 			   -d "$stage" < "$repo/patches/$p" 2>&1); then
 			echo "$out" >&2
 			echo "prepare-tree: patch $p does not apply to Linux $ver ($pristine)" >&2

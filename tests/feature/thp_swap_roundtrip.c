@@ -30,7 +30,7 @@ static void roundtrip(int huge)
 	const char *m = huge ? "huge" : "stock";
 	struct pt_swapstat s0, s1, s2, d;
 	unsigned long i, unaligned = 0, noncontig = 0, notswapped = 0;
-	long kb, faults, major, used0, pmd0, pmd1, in0, in1;
+	long kb, faults, major, used0, pmd0, pmd1, in0, in1, st0, st1;
 	struct pt_faults f0;
 	uint64_t *pm;
 	char *mem;
@@ -48,10 +48,12 @@ static void roundtrip(int huge)
 
 	pt_swapstat_now(&s0);
 	pmd0 = pt_vmstat("thp_swpout_pmd");
+	st0 = pt_thp_size_stat(2048, "swpout_pmd");
 	if (pt_pageout(mem, size))
 		ksft_exit_fail_perror("madvise(MADV_PAGEOUT)");
 	pt_swapstat_now(&s1);
 	pmd1 = pt_vmstat("thp_swpout_pmd");
+	st1 = pt_thp_size_stat(2048, "swpout_pmd");
 	pt_swapstat_delta(&s0, &s1, &d);
 	pt_swapstat_print("swap-out", &d);
 
@@ -62,9 +64,10 @@ static void roundtrip(int huge)
 	ksft_test_result(d.pswpout == (long)(size / PT_PAGE_SIZE),
 			 "%s: pswpout counts every 4 KiB page (+%ld)\n", m, d.pswpout);
 	if (huge)
-		ksft_test_result(d.thp_split_pmd == 0 && pmd1 - pmd0 == (long)nr_thp,
-				 "huge: no PMD split, one huge swap entry per THP (thp_split_pmd +%ld, thp_swpout_pmd +%ld)\n",
-				 d.thp_split_pmd, pmd1 - pmd0);
+		ksft_test_result(d.thp_split_pmd == 0 && pmd1 - pmd0 == (long)nr_thp &&
+				 st1 - st0 == (long)nr_thp,
+				 "huge: no PMD split, one huge swap entry per THP (thp_split_pmd +%ld, thp_swpout_pmd +%ld, hugepages-2048kB swpout_pmd +%ld)\n",
+				 d.thp_split_pmd, pmd1 - pmd0, st1 - st0);
 	else
 		ksft_test_result(d.thp_split_pmd == (long)nr_thp && pmd1 == pmd0,
 				 "stock: every PMD split at swap-out (thp_split_pmd +%ld)\n",
