@@ -30,8 +30,8 @@ KSFT       := $(PRISTINE)/tools/testing/selftests
 CC         ?= gcc
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
-TEST_SUMMARIES := host.out.summary feature.out.summary upstream.out.summary \
-		  feature-debug.out.summary
+TEST_SUMMARIES := host.out.summary feature.out.summary feature-zram.out.summary \
+		  upstream.out.summary feature-debug.out.summary soak.out.summary
 RUNGUEST   := PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS)
 
 # Upstream mm selftests built from the same source (statically).
@@ -46,7 +46,7 @@ LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs selftests initramfs \
-	check checkpatch guest-test debug-test test run shell upstream-baseline \
+	check checkpatch guest-test debug-test soak test run shell upstream-baseline \
 	clean help
 
 all: kernel testprogs initramfs
@@ -111,9 +111,11 @@ check: source
 
 # --- guest tests ------------------------------------------------------------
 guest-test: kernel initramfs
-	@rm -f $(LOGS)/feature.out.summary $(LOGS)/upstream.out.summary
+	@rm -f $(LOGS)/feature.out.summary $(LOGS)/feature-zram.out.summary \
+		$(LOGS)/upstream.out.summary
 	@rc=0; \
 	$(RUNGUEST) -t 1500 feature || rc=1; \
+	PMSWAP_TAG=feature-zram $(RUNGUEST) -t 1500 -s zram feature || rc=1; \
 	$(RUNGUEST) -t 2400 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
 	exit $$rc
 
@@ -123,11 +125,20 @@ debug-test: initramfs
 	@PMSWAP_TAG=feature-debug PMSWAP_KERNEL=$(BUILD)/obj-pmswap-debug/arch/x86/boot/bzImage \
 		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 2400 -m 1536M feature
 
+# Soak on the debug kernel: DURATION seconds (default 600).
+DURATION ?= 600
+soak: initramfs
+	@$(MAKE) --no-print-directory kernel DEBUG=1
+	@PMSWAP_TAG=soak PMSWAP_KERNEL=$(BUILD)/obj-pmswap-debug/arch/x86/boot/bzImage \
+		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) \
+		-t $$(( $(DURATION) + 900 )) -m 1536M -a "pmswap.soak=$(DURATION)" soak
+
 test: deps
 	@start=$$(date +%s); rc=0; rm -f $(LOGS)/*.summary; \
 	$(MAKE) --no-print-directory check || rc=1; \
 	$(MAKE) --no-print-directory guest-test || rc=1; \
 	$(MAKE) --no-print-directory debug-test || rc=1; \
+	$(MAKE) --no-print-directory soak DURATION=120 || rc=1; \
 	echo "make test: $$(( $$(date +%s) - start ))s"; \
 	python3 $(REPO)/tests/check-results.py --total $(addprefix $(LOGS)/,$(TEST_SUMMARIES)) || rc=1; \
 	exit $$rc

@@ -23,7 +23,7 @@ CONSOLE_BAD = [
     r'WARNING:', r'BUG:', r'Oops', r'general protection', r'KASAN',
     r'possible circular locking', r'possible recursive locking',
     r'inconsistent lock state', r'suspicious RCU usage', r'lockdep',
-    r'Kernel panic', r'UBSAN:', r'INFO: task .* blocked', r'Call Trace:',
+    r'Kernel panic', r'UBSAN:', r'INFO: task .* blocked',
     r'rcu_sched self-detected stall', r'soft lockup', r'hard LOCKUP',
 ]
 # lockdep's own boot banner is not a report.

@@ -1,0 +1,94 @@
+#!/bin/sh
+# soak.sh SECONDS: everything at once for SECONDS, then check.
+#  - soak_thp: a checksummed THP working set verified continuously while a
+#    thread pushes it out with MADV_PAGEOUT and forked children check it,
+#    in a memcg smaller than the set;
+#  - stress-ng vm/mmap/madvise/fork stressors with --verify in another
+#    memcg at about half their working set, with memory.reclaim pressure;
+#  - swapoff/swapon cycles of the swap device under that load;
+#  - the huge_swap switch flipped under load (when the kernel has it).
+# Prints TAP and the figures. Working sets: 96 MiB + 112 MiB, memcgs of
+# 64 MiB each.
+D=${1:-120}
+vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+dev=$(awk 'NR == 2 { print $1 }' /proc/swaps)
+knob=/sys/kernel/mm/pmswap/huge_swap
+echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/soak1 /sys/fs/cgroup/soak2
+LIMIT=64M
+echo $LIMIT > /sys/fs/cgroup/soak1/memory.max
+echo $LIMIT > /sys/fs/cgroup/soak2/memory.max
+in0=$(vm pswpin) out0=$(vm pswpout) t0=$(cut -d. -f1 /proc/uptime)
+
+sh -c "echo \$\$ > /sys/fs/cgroup/soak1/cgroup.procs; exec soak_thp -d $D -s 96 -w 2" > /tmp/soak_thp.log 2>&1 &
+p1=$!
+sh -c "echo \$\$ > /sys/fs/cgroup/soak2/cgroup.procs; exec stress-ng -v --vm 1 --vm-bytes 96M --mmap 1 --mmap-bytes 16M --madvise 1 --fork 1 --verify --timeout ${D}s --metrics-brief" > /tmp/stress.log 2>&1 &
+p2=$!
+
+cycles=0 cycle_fail=0 flips=0 reclaims=0
+end=$(( t0 + D ))
+next_swapoff=$(( t0 + 15 ))
+while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+	sleep 2
+	echo 32M > /sys/fs/cgroup/soak2/memory.reclaim 2>/dev/null
+	reclaims=$((reclaims + 1))
+	if [ -f $knob ]; then
+		echo $((flips % 2)) > $knob
+		flips=$((flips + 1))
+	fi
+	now=$(cut -d. -f1 /proc/uptime)
+	if [ "$now" -ge "$next_swapoff" ] && [ "$now" -lt $((end - 10)) ]; then
+		# swapoff must be able to charge everything back: lift the
+		# memcg limits for the cycle, as an operator would.
+		echo max > /sys/fs/cgroup/soak1/memory.max
+		echo max > /sys/fs/cgroup/soak2/memory.max
+		if swapoff "$dev" && swapon "$dev"; then
+			cycles=$((cycles + 1))
+		else
+			cycle_fail=$((cycle_fail + 1))
+			swapon "$dev" 2>/dev/null
+		fi
+		echo $LIMIT > /sys/fs/cgroup/soak1/memory.max
+		echo $LIMIT > /sys/fs/cgroup/soak2/memory.max
+		next_swapoff=$((now + 15))
+	fi
+done
+[ -f $knob ] && echo 1 > $knob
+wait $p1
+r1=$?
+wait $p2
+r2=$?
+sleep 1
+# Who still holds swap (processes, tmpfs/shmem)?
+for f in /proc/[0-9]*/status; do
+	awk '/^Name:/ { n = $2 } /^VmSwap:/ && $2 > 0 { print "# holds swap:", n, $2, "kB" }' "$f" 2>/dev/null
+done
+grep -E '^(Shmem|SwapCached|SwapFree|SwapTotal):' /proc/meminfo | sed 's/^/# /'
+used=$(awk 'NR > 1 { s += $4 } END { print s + 0 }' /proc/swaps)
+cached=$(awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo)
+
+sed 's/^/# /' /tmp/stress.log | grep -v '^# *$'
+grep -v '^ok\|^not ok\|^1\.\.\|^TAP' /tmp/soak_thp.log
+echo "TAP version 13"
+echo "1..7"
+# Renumber soak_thp's three results as 1-3.
+awk '/^(ok|not ok) [0-9]/ { n++; st = ($1 == "ok") ? "ok" : "not ok"; sub(/^(ok|not ok) [0-9]+ /, ""); print st, n, "soak_thp:", $0 }' /tmp/soak_thp.log > /tmp/soak_res
+cat /tmp/soak_res
+i=$(( $(wc -l < /tmp/soak_res) + 1 ))
+[ "$i" = 4 ] && echo "ok 4 soak_thp exited $r1" || echo "not ok 4 soak_thp gave $((i - 1)) of 3 results (exit $r1)"
+[ "$r2" = 0 ] && echo "ok 5 stress-ng --verify passed" || echo "not ok 5 stress-ng exited $r2"
+[ "$cycle_fail" = 0 ] && [ "$cycles" -gt 0 ] && echo "ok 6 $cycles swapoff/swapon cycles under load" ||
+	echo "not ok 6 swapoff/swapon: $cycles ok, $cycle_fail failed"
+# Leaked swap counts would keep swapoff from finishing: it must bring back
+# every slot still in use (tmpfs/shmem of the rootfs included) and leave
+# none behind.
+if timeout 180 swapoff "$dev"; then
+	echo "ok 7 swapoff at the end took back all $used kB in use (swap cache $cached kB), nothing leaked"
+	swapon "$dev"
+else
+	echo "not ok 7 swapoff at the end failed or hung: $used kB in use, swap cache $cached kB"
+	swapon "$dev" 2>/dev/null
+fi
+echo "# figures: ${D} s; swap-in $(( $(vm pswpin) - in0 )) pages, swap-out $(( $(vm pswpout) - out0 )) pages; $cycles swapoff cycles; $flips huge_swap flips; $reclaims memory.reclaim writes"
+rmdir /sys/fs/cgroup/soak1 /sys/fs/cgroup/soak2 2>/dev/null
+true
