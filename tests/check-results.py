@@ -28,7 +28,7 @@ CONSOLE_BAD = [
 ]
 # lockdep's own boot banner is not a report.
 CONSOLE_OK = [r'Lock dependency validator', r'lockdep: fixing up',
-              r'\.\.\. MAX_LOCKDEP']
+              r'\.\.\. MAX_LOCKDEP', r'RCU lockdep checking is enabled']
 
 TAP_RE = re.compile(r'^(not ok|ok)\s+(\d+)\s*-?\s*(.*)$')
 PLAN_RE = re.compile(r'^1\.\.(\d+)')
