@@ -22,13 +22,13 @@ import sys
 CONSOLE_BAD = [
     r'WARNING:', r'BUG:', r'Oops', r'general protection', r'KASAN',
     r'possible circular locking', r'possible recursive locking',
-    r'inconsistent lock state', r'suspicious RCU usage', r'lockdep',
+    r'inconsistent lock state', r'suspicious RCU usage',
+    r'DEBUG_LOCKS_WARN_ON', r'lockdep is turned off',
     r'Kernel panic', r'UBSAN:', r'INFO: task .* blocked',
     r'rcu_sched self-detected stall', r'soft lockup', r'hard LOCKUP',
 ]
 # lockdep's own boot banner is not a report.
-CONSOLE_OK = [r'Lock dependency validator', r'lockdep: fixing up',
-              r'\.\.\. MAX_LOCKDEP', r'RCU lockdep checking is enabled']
+CONSOLE_OK = [r'Lock dependency validator']
 
 TAP_RE = re.compile(r'^(not ok|ok)\s+(\d+)\s*-?\s*(.*)$')
 PLAN_RE = re.compile(r'^1\.\.(\d+)')
