@@ -29,6 +29,7 @@
 #include <linux/swapops.h>
 #include <linux/sysfs.h>
 #include <linux/userfaultfd_k.h>
+#include <linux/zswap.h>
 #include <asm/pgalloc.h>
 #include <asm/tlbflush.h>
 
@@ -380,11 +381,20 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
+		/*
+		 * swap_read_folio() cannot fill a large folio from zswap, nor
+		 * from slots that are partly zero-mapped: leave those to the
+		 * 4 KiB path, as alloc_swap_folio() does.
+		 */
+		if (!zswap_never_enabled() ||
+		    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
+			goto split_put;
 		folio = vma_alloc_folio(vma_thp_gfp_mask(vma), HPAGE_PMD_ORDER,
 					vma, haddr, true);
 		if (!folio)
 			goto split_put;
-		if (mem_cgroup_swapin_charge_folio(folio, mm, GFP_KERNEL, entry)) {
+		if (mem_cgroup_swapin_charge_folio(folio, mm,
+						   vma_thp_gfp_mask(vma), entry)) {
 			folio_put(folio);
 			goto split_put;
 		}

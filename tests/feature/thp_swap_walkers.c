@@ -263,10 +263,13 @@ CASE(case_willneed)
 
 	if (!mem)
 		return -1;
+	/* Huge swap entries are not read ahead (yet): data must survive. */
 	if (madvise(mem, SIZE, MADV_WILLNEED))
 		FAIL("MADV_WILLNEED: %s\n", strerror(errno));
 	if (pt_verify(mem, SIZE, SEED))
 		FAIL("data changed\n");
+	if (huge && pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
+		FAIL("not THP after the read\n");
 	pt_free_thp(mem, SIZE);
 	return 0;
 }
@@ -455,6 +458,54 @@ CASE(case_fork_exit_swapped)
 	return 0;
 }
 
+static int child_touches_one_page(void *arg)
+{
+	/*
+	 * Split the child's entry (mprotect of a part), then swap one page
+	 * in: the slots are shared, so do_swap_page() reads it through the
+	 * swap cache, where it stays.
+	 */
+	if (mprotect(fork_mem + PT_MIB, PT_PAGE_SIZE, PROT_READ))
+		return 2;
+	return *(volatile uint64_t *)(fork_mem + PT_MIB + PT_PAGE_SIZE) ==
+	       *(uint64_t *)arg ? 0 : 1;
+}
+
+CASE(case_diverged)
+{
+	long fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	long in0 = pt_vmstat("thp_swpin_pmd");
+	uint64_t want;
+	int rc;
+
+	fork_mem = pt_alloc_thp(SIZE);
+	if (!fork_mem)
+		return -1;
+	pt_fill(fork_mem, SIZE, SEED);
+	want = *(uint64_t *)(fork_mem + PT_MIB + PT_PAGE_SIZE);
+	pt_pageout(fork_mem, SIZE);
+	if (huge && pt_smaps_kb(fork_mem, "SwapPmdMapped") != (long)(SIZE >> 10))
+		FAIL("not swapped out as huge entries\n");
+	/*
+	 * The child splits its copy of the first entry and swaps one page in;
+	 * that slot is then cached on its own, so the parent's entry for the
+	 * first THP no longer has 512 slots in one state: its fault must
+	 * split it. The second THP comes back whole.
+	 */
+	rc = pt_fork_run(child_touches_one_page, &want);
+	if (rc)
+		FAIL("child read wrong data (%d)\n", rc);
+	if (pt_verify(fork_mem, SIZE, SEED))
+		FAIL("parent data changed\n");
+	if (huge && (pt_vmstat("thp_swpin_pmd_fallback") - fb0 != 1 ||
+		     pt_vmstat("thp_swpin_pmd") - in0 != 1))
+		FAIL("expected 1 fallback and 1 whole swap-in, got %ld and %ld\n",
+		     pt_vmstat("thp_swpin_pmd_fallback") - fb0,
+		     pt_vmstat("thp_swpin_pmd") - in0);
+	pt_free_thp(fork_mem, SIZE);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -468,7 +519,7 @@ static const struct {
 	{ "mremap to a 2 MiB-aligned address", case_mremap_aligned },
 	{ "mremap to an unaligned address", case_mremap_unaligned },
 	{ "MADV_PAGEOUT/COLD on swapped memory is a no-op", case_pageout_cold_again },
-	{ "MADV_WILLNEED", case_willneed },
+	{ "MADV_WILLNEED, then read back", case_willneed },
 	{ "mincore: not resident, then resident", case_mincore },
 	{ "soft-dirty cleared and set again", case_soft_dirty },
 	{ "GUP through /proc/self/mem", case_gup_proc_mem },
@@ -477,6 +528,7 @@ static const struct {
 	{ "userfaultfd armed: swap-in falls back", case_userfaultfd },
 	{ "fork: child writes, parent keeps its data", case_fork_cow },
 	{ "fork: child exits with entries swapped", case_fork_exit_swapped },
+	{ "slots in diverged states: the fault splits the entry", case_diverged },
 };
 
 int main(void)
