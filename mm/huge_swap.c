@@ -67,6 +67,25 @@ static void huge_swap_add_mmlist(struct mm_struct *mm, struct mm_struct *near)
 	spin_unlock(&mmlist_lock);
 }
 
+/*
+ * Take one more swap count on each of the 512 slots of @entry, or on none:
+ * on failure (a count that needs a continuation page) undo and return -1.
+ */
+static int huge_swap_dup_slots(swp_entry_t entry)
+{
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		if (swap_duplicate(swp_entry(swp_type(entry),
+					     swp_offset(entry) + i)) < 0) {
+			if (i)
+				swap_free_nr(entry, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /**
  * huge_swap_try_unmap_pmd - replace a THP's PMD mapping with a huge swap entry
  * @pvmw: the walk of try_to_unmap_one(), at a PMD mapping, PMD lock held
@@ -86,7 +105,6 @@ bool huge_swap_try_unmap_pmd(struct page_vma_mapped_walk *pvmw,
 	struct page *page = folio_page(folio, 0);
 	pmd_t pmdval, swp_pmd;
 	bool anon_exclusive;
-	int i;
 
 	if (!READ_ONCE(huge_swap_on) || !folio_test_anon(folio) ||
 	    !folio_test_swapbacked(folio) || !folio_test_swapcache(folio) ||
@@ -98,14 +116,8 @@ bool huge_swap_try_unmap_pmd(struct page_vma_mapped_walk *pvmw,
 		goto fallback;
 
 	/* One swap count per slot for this mapping, as for 512 PTEs. */
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
-		if (swap_duplicate(swp_entry(swp_type(entry),
-					     swp_offset(entry) + i)) < 0) {
-			if (i)
-				swap_free_nr(entry, i);
-			goto fallback;
-		}
-	}
+	if (huge_swap_dup_slots(entry))
+		goto fallback;
 
 	flush_cache_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
 	pmdval = pmdp_invalidate(vma, haddr, pvmw->pmd);
@@ -270,17 +282,11 @@ int huge_swap_copy_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm,
 {
 	pmd_t pmd = *src_pmd;
 	swp_entry_t entry = pmd_to_swp_entry(pmd);
-	int i;
 
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
-		if (swap_duplicate(swp_entry(swp_type(entry),
-					     swp_offset(entry) + i)) < 0) {
-			if (i)
-				swap_free_nr(entry, i);
-			huge_swap_split_pmd_locked(src_vma, src_pmd,
-						   addr & HPAGE_PMD_MASK);
-			return -EAGAIN;
-		}
+	if (huge_swap_dup_slots(entry)) {
+		huge_swap_split_pmd_locked(src_vma, src_pmd,
+					   addr & HPAGE_PMD_MASK);
+		return -EAGAIN;
 	}
 	huge_swap_add_mmlist(dst_mm, src_mm);
 
