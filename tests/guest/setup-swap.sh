@@ -2,10 +2,20 @@
 # Create a 2 MiB-aligned fsdax namespace on the emulated NVDIMM, mkswap it
 # and swapon it, and set THP to "always". Prints TAP as one test program.
 # PMSWAP_SWAP=pmem (default), zram, or none. "--hugetlb N" also reserves
-# N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases).
+# N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases);
+# "--no-aslr" turns address space randomisation off, so tests that pick
+# addresses next to their own mappings (upstream mremap_test) see the same
+# layout on every run.
 set -u
 hugetlb=0
-[ "${1:-}" = --hugetlb ] && hugetlb=$2
+aslr=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--hugetlb) hugetlb=$2; shift ;;
+	--no-aslr) aslr=0 ;;
+	esac
+	shift
+done
 n=0
 fail=0
 step() {  # step DESCRIPTION COMMAND...
@@ -46,6 +56,7 @@ reserve_hugetlb() {
 echo "TAP version 13"
 extra=0
 [ "$hugetlb" != 0 ] && extra=1
+[ "$aslr" = 0 ] && extra=$((extra + 1))
 case "$PMSWAP_SWAP" in
 pmem)
 	echo "1..$((4 + extra))"
@@ -63,5 +74,6 @@ none)
 esac
 step "THP enabled=always defrag=madvise" thp
 [ "$hugetlb" != 0 ] && step "reserve $hugetlb hugetlb pages" reserve_hugetlb
+[ "$aslr" = 0 ] && step "address space randomisation off" sh -c 'echo 0 > /proc/sys/kernel/randomize_va_space'
 cat /proc/swaps | sed 's/^/# /'
 exit $fail

@@ -417,11 +417,14 @@ long pt_swap_used_kb(void)
 
 long pt_swap_held_kb(void)
 {
-	long used = pt_swap_used_kb(), cached = pt_meminfo_kb("SwapCached");
+	long cached = pt_meminfo_kb("SwapCached"), used = pt_swap_used_kb();
 
 	if (used < 0 || cached < 0)
 		return -1;
-	return used - cached;
+	/* The two are not read atomically: a folio leaving the cache in
+	 * between can make the difference negative for a moment.
+	 */
+	return used > cached ? used - cached : 0;
 }
 
 bool pt_swap_active(void)
