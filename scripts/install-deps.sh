@@ -8,7 +8,7 @@ pkgs=(
 	build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils
 	rsync patch perl python3 ccache
 	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev
-	stress-ng busybox-static util-linux
+	stress-ng busybox-static util-linux mount
 	libnuma-dev libcap-dev
 )
 
