@@ -47,6 +47,7 @@ LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs selftests initramfs \
 	check checkpatch guest-test debug-test soak test run shell upstream-baseline \
+	series-check \
 	clean help
 
 all: kernel testprogs initramfs
@@ -60,6 +61,10 @@ deps:
 # --- kernel -----------------------------------------------------------------
 kernel: deps
 	@$(REPO)/scripts/build-kernel.sh $(BUILD) $(REPO) $(KSRC) $(STOCK) $(DEBUG)
+
+# Bisectability: build every prefix of the series (incremental, slow once).
+series-check: deps
+	@$(REPO)/scripts/build-each-patch.sh $(BUILD) $(REPO) $(KSRC) $(FIRST)
 
 print-kernel:
 	@echo $(BZIMAGE)

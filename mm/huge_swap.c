@@ -206,7 +206,10 @@ void huge_swap_split_pmd_locked(struct vm_area_struct *vma, pmd_t *pmd,
 	count_vm_event(THP_SPLIT_SWAP_PMD);
 }
 
-/* Split the huge swap entry at @pmd if it is still @orig. */
+/*
+ * Split the huge swap entry at @pmd if it is still @orig; unlike
+ * split_huge_pmd(), never split a THP that a racing fault mapped meanwhile.
+ */
 static void huge_swap_split_pmd(struct vm_area_struct *vma, pmd_t *pmd,
 				unsigned long haddr, pmd_t orig)
 {
@@ -479,10 +482,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 
 	arch_swap_restore(entry, folio);
 	swap_free_nr(entry, HPAGE_PMD_NR);
-	if (swapcache && (mem_cgroup_swap_full(folio) ||
-			  (vma->vm_flags & VM_LOCKED) ||
-			  ((vmf->flags & FAULT_FLAG_WRITE) &&
-			   folio_ref_count(folio) == 1 + HPAGE_PMD_NR)))
+	if (should_try_to_free_swap(folio, vma, vmf->flags))
 		folio_free_swap(folio);
 
 	add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
