@@ -99,7 +99,8 @@ CASE(case_munmap)
 	return 0;
 }
 
-CASE(case_dontneed)
+/* MADV_DONTNEED and MADV_FREE drop swapped memory: slots freed, reads zero. */
+static int discard(int advice, const char *name)
 {
 	long used0 = pt_swap_held_kb();
 	char *mem = swapped_region(SIZE, SEED);
@@ -107,32 +108,25 @@ CASE(case_dontneed)
 
 	if (!mem)
 		return -1;
-	madvise(mem, SIZE, MADV_DONTNEED);
+	if (madvise(mem, SIZE, advice))
+		FAIL("%s: %s\n", name, strerror(errno));
 	if (pt_swap_held_kb() != used0)
-		FAIL("MADV_DONTNEED left %ld kB of swap\n", pt_swap_held_kb() - used0);
+		FAIL("%s left %ld kB of swap\n", name, pt_swap_held_kb() - used0);
 	if (zero_pages(mem, SIZE) != SIZE / PT_PAGE_SIZE)
 		ret = -1;
 	pt_free_thp(mem, SIZE);
 	return ret;
 }
 
+CASE(case_dontneed)
+{
+	return discard(MADV_DONTNEED, "MADV_DONTNEED");
+}
+
 CASE(case_free)
 {
-	long used0 = pt_swap_held_kb();
-	char *mem = swapped_region(SIZE, SEED);
-	int ret = 0;
-
-	if (!mem)
-		return -1;
-	if (madvise(mem, SIZE, MADV_FREE))
-		FAIL("MADV_FREE: %s\n", strerror(errno));
 	/* Like PTE swap entries: the slots are dropped, the data is gone. */
-	if (pt_swap_held_kb() != used0)
-		FAIL("MADV_FREE left %ld kB of swap\n", pt_swap_held_kb() - used0);
-	if (zero_pages(mem, SIZE) != SIZE / PT_PAGE_SIZE)
-		ret = -1;
-	pt_free_thp(mem, SIZE);
-	return ret;
+	return discard(MADV_FREE, "MADV_FREE");
 }
 
 CASE(case_partial_munmap)
