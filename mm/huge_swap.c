@@ -34,6 +34,7 @@
 #include <asm/tlbflush.h>
 
 #include "internal.h"
+#include "pmswap.h"
 #include "swap.h"
 
 static bool huge_swap_on __read_mostly = true;
@@ -571,16 +572,9 @@ static const struct attribute_group pmswap_attr_group = {
 
 static int __init huge_swap_sysfs_init(void)
 {
-	struct kobject *kobj;
-	int err;
-
-	kobj = kobject_create_and_add("pmswap", mm_kobj);
-	if (!kobj)
+	if (!pmswap_kobj)
 		return -ENOMEM;
-	err = sysfs_create_group(kobj, &pmswap_attr_group);
-	if (err)
-		kobject_put(kobj);
-	return err;
+	return sysfs_create_group(pmswap_kobj, &pmswap_attr_group);
 }
 subsys_initcall(huge_swap_sysfs_init);
 #endif

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmswap pmem backend: swap on a DAX-capable persistent-memory namespace
+ * by CPU copies through the DAX mapping instead of bios.
+ *
+ * At swapon, a block device whose disk offers DAX (a pmem namespace in
+ * fsdax mode) is claimed through fs_dax_get_by_bdev(), with the swap
+ * device as the DAX holder. If slot 0 of the swap area (the header page)
+ * sits on a 2 MiB physical boundary, then, because clusters are 512
+ * slots long and 512-aligned, every cluster is one physically 2 MiB
+ * aligned extent of the pmem, and every THP the cluster allocator places
+ * there owns one. A device that cannot do DAX, or whose swap area is not
+ * 2 MiB aligned, stays plain block swap, and the console says why.
+ *
+ * Swap-out copies the folio into the pmem with memcpy_flushcache() and
+ * a pmem write barrier; swap-in copies it back with copy_mc_to_kernel(),
+ * so a machine check on poisoned media becomes a read error (the faulting
+ * process gets SIGBUS) rather than a kernel crash. Known bad blocks of the
+ * namespace are kept out of the swap area at swapon, and
+ * dax_direct_access() refuses ranges that turned bad later, so reads of
+ * them fail the same way; writes to them go to the block driver, which
+ * knows how to clear poison.
+ *
+ * Each device gets /sys/kernel/mm/pmswap/pmem/<disk>/ with its io path
+ * switch ("dax" or "bio"), its physical placement and its counters.
+ *
+ * Copyright (C) 2026 pmswap developers
+ */
+
+#define pr_fmt(fmt) "pmswap: " fmt
+
+#include <linux/badblocks.h>
+#include <linux/blkdev.h>
+#include <linux/dax.h>
+#include <linux/highmem.h>
+#include <linux/huge_mm.h>
+#include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/pfn_t.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/sysfs.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+
+#include "pmswap.h"
+#include "swap.h"
+
+struct pmswap_pmem {
+	struct kobject kobj;
+	struct swap_info_struct *si;
+	struct dax_device *dax_dev;
+	struct badblocks *bb;
+	/* DAX page offset and physical address of swap slot 0 */
+	pgoff_t pgoff0;
+	phys_addr_t phys0;
+	/* first disk sector of the swap area (non-zero on a partition) */
+	sector_t sect0;
+	unsigned long max;
+	unsigned long bad_pages;
+	bool use_bio;
+	atomic_long_t pages_written;
+	atomic_long_t pages_read;
+	atomic_long_t read_errors;
+	atomic_long_t write_fallbacks;
+	atomic_long_t poison_notices;
+};
+
+static struct pmswap_pmem *pmswap_pmem_devs[MAX_SWAPFILES];
+static struct kobject *pmswap_pmem_kobj;
+static bool pmswap_pmem_enabled __read_mostly = true;
+
+static struct pmswap_pmem *pmswap_pmem_get(struct swap_info_struct *si)
+{
+	return READ_ONCE(pmswap_pmem_devs[si->type]);
+}
+
+/*
+ * Copy @folio to or from its swap slots through the DAX mapping. Returns
+ * false, having copied nothing usable, if the range is (partly) poisoned
+ * or a read hits a machine check.
+ */
+static bool pmswap_pmem_copy(struct pmswap_pmem *pd, struct folio *folio,
+			     bool write)
+{
+	pgoff_t pgoff = pd->pgoff0 + swp_offset(folio->swap);
+	long nr = folio_nr_pages(folio), done = 0;
+	bool ok = true;
+	int id;
+
+	id = dax_read_lock();
+	while (done < nr) {
+		void *mem = folio_address(folio) + done * PAGE_SIZE;
+		void *kaddr;
+		long avail;
+
+		avail = dax_direct_access(pd->dax_dev, pgoff + done, nr - done,
+					  DAX_ACCESS, &kaddr, NULL);
+		if (avail <= 0) {
+			ok = false;
+			break;
+		}
+		avail = min(avail, nr - done);
+		if (write) {
+			memcpy_flushcache(kaddr, mem, avail << PAGE_SHIFT);
+		} else if (copy_mc_to_kernel(mem, kaddr, avail << PAGE_SHIFT)) {
+			ok = false;
+			break;
+		}
+		done += avail;
+	}
+	if (write && ok)
+		pmem_wmb();
+	dax_read_unlock(id);
+	return ok;
+}
+
+/**
+ * pmswap_pmem_write_folio - write a swap cache folio through the DAX mapping
+ * @si: the swap device of @folio
+ * @folio: the locked folio, in the swap cache
+ *
+ * Return: true if the data is on the pmem and the caller only has to do
+ * the writeback bookkeeping; false if the caller must write it with a bio
+ * (not a DAX swap device, the bio path selected, or a poisoned target).
+ */
+bool pmswap_pmem_write_folio(struct swap_info_struct *si, struct folio *folio)
+{
+	struct pmswap_pmem *pd = pmswap_pmem_get(si);
+
+	if (!pd || READ_ONCE(pd->use_bio))
+		return false;
+	if (!pmswap_pmem_copy(pd, folio, true)) {
+		atomic_long_inc(&pd->write_fallbacks);
+		return false;
+	}
+	atomic_long_add(folio_nr_pages(folio), &pd->pages_written);
+	return true;
+}
+
+/**
+ * pmswap_pmem_read_folio - read a folio from its swap slots on pmem
+ * @si: the swap device of @folio
+ * @folio: the locked, not uptodate folio
+ *
+ * Return: false if the caller must read with a bio. True if the read was
+ * done here: the folio is then unlocked, and uptodate unless the slots are
+ * poisoned, in which case the fault that wanted it gets SIGBUS.
+ */
+bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio)
+{
+	struct pmswap_pmem *pd = pmswap_pmem_get(si);
+	long nr = folio_nr_pages(folio);
+
+	if (!pd || READ_ONCE(pd->use_bio))
+		return false;
+	count_vm_events(PSWPIN, nr);
+	if (pmswap_pmem_copy(pd, folio, false)) {
+		atomic_long_add(nr, &pd->pages_read);
+		folio_mark_uptodate(folio);
+	} else {
+		atomic_long_inc(&pd->read_errors);
+		pr_alert_ratelimited("%pg: poisoned swap slots %lu-%lu, read failed\n",
+				     si->bdev, swp_offset(folio->swap),
+				     swp_offset(folio->swap) + nr - 1);
+	}
+	folio_unlock(folio);
+	return true;
+}
+
+/*
+ * Memory failure on a page of the namespace (a machine check, or
+ * hwpoison-inject): record it in the disk's bad block list, which
+ * dax_direct_access() checks, so the slot reads as poisoned from now on.
+ */
+static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
+				      u64 len, int mf_flags)
+{
+	struct swap_info_struct *si = dax_holder(dax_dev);
+	struct pmswap_pmem *pd = si ? pmswap_pmem_get(si) : NULL;
+
+	if (!pd)
+		return -EOPNOTSUPP;
+	if (mf_flags & MF_MEM_PRE_REMOVE) {
+		pr_warn("%pg: namespace is going away while in use as swap\n",
+			si->bdev);
+		return -EBUSY;
+	}
+	atomic_long_inc(&pd->poison_notices);
+	pr_warn("%pg: memory failure at offset %#llx, length %llu: swap slots %llu-%llu marked bad\n",
+		si->bdev, offset, len,
+		(offset >> PAGE_SHIFT) - pd->pgoff0,
+		((offset + len - 1) >> PAGE_SHIFT) - pd->pgoff0);
+	if (pd->bb && badblocks_set(pd->bb, offset >> SECTOR_SHIFT,
+				    DIV_ROUND_UP(len, SECTOR_SIZE), 1))
+		return -ENOSPC;
+	return 0;
+}
+
+static const struct dax_holder_operations pmswap_pmem_holder_ops = {
+	.notify_failure = pmswap_pmem_notify_failure,
+};
+
+/* Keep the disk's known bad blocks out of the swap area. */
+static unsigned long pmswap_mark_badblocks(struct badblocks *bb,
+					   sector_t sect0,
+					   unsigned char *swap_map,
+					   unsigned long maxpages)
+{
+	const int spp = PAGE_SIZE >> SECTOR_SHIFT;
+	unsigned long off, n = 0;
+	sector_t first;
+	int len;
+
+	if (!bb || !READ_ONCE(bb->count))
+		return 0;
+	for (off = 1; off < maxpages; off++) {
+		if (swap_map[off] == SWAP_MAP_BAD)
+			continue;
+		if (badblocks_check(bb, sect0 + off * spp, spp, &first, &len)) {
+			swap_map[off] = SWAP_MAP_BAD;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* sysfs: /sys/kernel/mm/pmswap/pmem/<disk>/ */
+
+#define to_pmswap_pmem(k) container_of(k, struct pmswap_pmem, kobj)
+
+static ssize_t io_show(struct kobject *kobj, struct kobj_attribute *attr,
+		       char *buf)
+{
+	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
+
+	return sysfs_emit(buf, "%s\n", READ_ONCE(pd->use_bio) ? "bio" : "dax");
+}
+
+static ssize_t io_store(struct kobject *kobj, struct kobj_attribute *attr,
+			const char *buf, size_t count)
+{
+	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
+
+	if (sysfs_streq(buf, "dax"))
+		WRITE_ONCE(pd->use_bio, false);
+	else if (sysfs_streq(buf, "bio"))
+		WRITE_ONCE(pd->use_bio, true);
+	else
+		return -EINVAL;
+	return count;
+}
+
+static ssize_t swap_type_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_pmswap_pmem(kobj)->si->type);
+}
+
+static ssize_t phys_start_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n",
+			  (unsigned long long)to_pmswap_pmem(kobj)->phys0);
+}
+
+/*
+ * Huge extents: clusters (512 slots, 2 MiB, physically 2 MiB aligned)
+ * without a bad or header slot; free ones can take a THP, huge ones hold
+ * one. The kobject is removed at swapoff before the swap map and
+ * cluster_info are freed, and sysfs waits for readers, so both are there.
+ */
+static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
+				unsigned long *free, unsigned long *huge)
+{
+	struct swap_info_struct *si = pd->si;
+	struct swap_cluster_info *ci = READ_ONCE(si->cluster_info);
+	unsigned long i, nr = pd->max / HPAGE_PMD_NR;
+
+	*total = 0;
+	*free = 0;
+	*huge = 0;
+	if (!ci)
+		return;
+	for (i = 0; i < nr; i++) {
+		/* clusters are HPAGE_PMD_NR slots (SWAPFILE_CLUSTER with THP_SWAP) */
+		unsigned long base = i * HPAGE_PMD_NR;
+		bool bad;
+
+		spin_lock(&ci[i].lock);
+		bad = memchr(si->swap_map + base, SWAP_MAP_BAD, HPAGE_PMD_NR);
+		if (!bad) {
+			(*total)++;
+			if (ci[i].flags == CLUSTER_FLAG_FREE)
+				(*free)++;
+			else if (ci[i].order == HPAGE_PMD_ORDER && ci[i].count)
+				(*huge)++;
+		}
+		spin_unlock(&ci[i].lock);
+	}
+}
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
+	unsigned long total, free, huge;
+
+	pmswap_pmem_extents(pd, &total, &free, &huge);
+	return sysfs_emit(buf,
+			  "pages_written %ld\npages_read %ld\nread_errors %ld\n"
+			  "write_fallbacks %ld\npoison_notices %ld\nbad_pages %lu\n"
+			  "extents_total %lu\nextents_free %lu\nextents_huge %lu\n",
+			  atomic_long_read(&pd->pages_written),
+			  atomic_long_read(&pd->pages_read),
+			  atomic_long_read(&pd->read_errors),
+			  atomic_long_read(&pd->write_fallbacks),
+			  atomic_long_read(&pd->poison_notices),
+			  pd->bad_pages, total, free, huge);
+}
+
+static struct kobj_attribute io_attr = __ATTR_RW_MODE(io, 0600);
+static struct kobj_attribute swap_type_attr = __ATTR_RO(swap_type);
+static struct kobj_attribute phys_start_attr = __ATTR_RO_MODE(phys_start, 0400);
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+
+static struct attribute *pmswap_pmem_dev_attrs[] = {
+	&io_attr.attr,
+	&swap_type_attr.attr,
+	&phys_start_attr.attr,
+	&stats_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(pmswap_pmem_dev);
+
+static void pmswap_pmem_release(struct kobject *kobj)
+{
+	kfree(to_pmswap_pmem(kobj));
+}
+
+static const struct kobj_type pmswap_pmem_ktype = {
+	.release = pmswap_pmem_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = pmswap_pmem_dev_groups,
+};
+
+/*
+ * Claim @si's block device for DAX swap if it can do it. Returns the
+ * device, or NULL (with the reason on the console) to keep block I/O.
+ */
+static struct pmswap_pmem *pmswap_pmem_claim(struct swap_info_struct *si,
+					     unsigned long maxpages)
+{
+	struct block_device *bdev = si->bdev;
+	struct dax_device *dax_dev;
+	struct pmswap_pmem *pd;
+	pfn_t pfn, pfn_last;
+	u64 start_off = 0;
+	void *kaddr;
+	long avail;
+	int id;
+
+	if (!blk_queue_dax(bdev_get_queue(bdev))) {
+		if (bdev->bd_disk->bb ||
+		    !strncmp(bdev->bd_disk->disk_name, "pmem", 4))
+			pr_info("%pg: no DAX on this device (namespace not in fsdax mode?), swapping through the block layer\n",
+				bdev);
+		return NULL;
+	}
+	dax_dev = fs_dax_get_by_bdev(bdev, &start_off, si,
+				     &pmswap_pmem_holder_ops);
+	if (!dax_dev) {
+		pr_info("%pg: DAX mapping not available (in use by another holder), swapping through the block layer\n",
+			bdev);
+		return NULL;
+	}
+
+	id = dax_read_lock();
+	avail = dax_direct_access(dax_dev, start_off >> PAGE_SHIFT, 1,
+				  DAX_ACCESS, &kaddr, &pfn);
+	if (avail > 0)
+		avail = dax_direct_access(dax_dev, (start_off >> PAGE_SHIFT) +
+					  maxpages - 1, 1, DAX_ACCESS, &kaddr,
+					  &pfn_last);
+	dax_read_unlock(id);
+	if (avail <= 0) {
+		pr_info("%pg: cannot map the swap area through DAX (error %ld), swapping through the block layer\n",
+			bdev, avail);
+		goto put;
+	}
+	if (pfn_t_to_pfn(pfn_last) != pfn_t_to_pfn(pfn) + maxpages - 1) {
+		pr_info("%pg: DAX mapping is not physically contiguous, swapping through the block layer\n",
+			bdev);
+		goto put;
+	}
+	if (!IS_ALIGNED(pfn_t_to_pfn(pfn), HPAGE_PMD_NR)) {
+		pr_info("%pg: swap area starts at %#llx, not 2 MiB aligned (create the namespace with --align 2M), swapping through the block layer\n",
+			bdev, (unsigned long long)PFN_PHYS(pfn_t_to_pfn(pfn)));
+		goto put;
+	}
+
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		goto put;
+	pd->si = si;
+	pd->dax_dev = dax_dev;
+	pd->bb = bdev->bd_disk->bb;
+	pd->pgoff0 = start_off >> PAGE_SHIFT;
+	pd->phys0 = PFN_PHYS(pfn_t_to_pfn(pfn));
+	pd->max = maxpages;
+	return pd;
+put:
+	fs_put_dax(dax_dev, si);
+	return NULL;
+}
+
+/**
+ * pmswap_pmem_swapon - set up a block swap device for pmswap at swapon
+ * @si: the swap device being enabled
+ * @swap_map: its new swap map, with the header's bad pages marked
+ * @maxpages: its size in slots
+ *
+ * Marks the disk's known bad blocks SWAP_MAP_BAD (any block device with a
+ * bad block list), then claims the device for DAX swap if it can do it.
+ * Return: 0, or a negative errno if swapon must fail.
+ */
+int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
+		       unsigned long maxpages)
+{
+	struct pmswap_pmem *pd;
+	unsigned long bad;
+	sector_t sect0;
+	int err;
+
+	if (!si->bdev)
+		return 0;
+	sect0 = get_start_sect(si->bdev);
+	bad = pmswap_mark_badblocks(si->bdev->bd_disk->bb, sect0, swap_map,
+				    maxpages);
+	if (bad) {
+		if (bad >= si->pages) {
+			pr_err("%pg: every page of the swap area is a known bad block\n",
+			       si->bdev);
+			return -EINVAL;
+		}
+		si->pages -= bad;
+		pr_info("%pg: %lu known bad pages kept out of the swap area\n",
+			si->bdev, bad);
+	}
+
+	if (!READ_ONCE(pmswap_pmem_enabled) || !pmswap_pmem_kobj)
+		return 0;
+	pd = pmswap_pmem_claim(si, maxpages);
+	if (!pd)
+		return 0;
+	pd->sect0 = sect0;
+	pd->bad_pages = bad;
+	kobject_init(&pd->kobj, &pmswap_pmem_ktype);
+	err = kobject_add(&pd->kobj, pmswap_pmem_kobj, "%pg", si->bdev);
+	if (err) {
+		fs_put_dax(pd->dax_dev, si);
+		kobject_put(&pd->kobj);
+		return err;
+	}
+	WRITE_ONCE(pmswap_pmem_devs[si->type], pd);
+	pr_info("%pg: pmem swap through DAX, %lu slots from %pa, 2 MiB aligned extents\n",
+		si->bdev, maxpages, &pd->phys0);
+	return 0;
+}
+
+/**
+ * pmswap_pmem_swapoff - release a device at swapoff, or after a failed swapon
+ * @si: the swap device; no swap I/O can be in flight on it any more
+ */
+void pmswap_pmem_swapoff(struct swap_info_struct *si)
+{
+	struct pmswap_pmem *pd = pmswap_pmem_get(si);
+
+	if (!pd)
+		return;
+	WRITE_ONCE(pmswap_pmem_devs[si->type], NULL);
+	kobject_del(&pd->kobj);
+	fs_put_dax(pd->dax_dev, si);
+	kobject_put(&pd->kobj);
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(pmswap_pmem_enabled));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(pmswap_pmem_enabled, on);
+	return count;
+}
+
+static struct kobj_attribute enabled_attr = __ATTR_RW_MODE(enabled, 0600);
+
+static struct attribute *pmswap_pmem_attrs[] = {
+	&enabled_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group pmswap_pmem_group = {
+	.attrs = pmswap_pmem_attrs,
+};
+
+static int __init pmswap_pmem_init(void)
+{
+	struct kobject *kobj;
+	int err;
+
+	if (!pmswap_kobj)
+		return -ENOMEM;
+	kobj = kobject_create_and_add("pmem", pmswap_kobj);
+	if (!kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(kobj, &pmswap_pmem_group);
+	if (err) {
+		kobject_put(kobj);
+		return err;
+	}
+	pmswap_pmem_kobj = kobj;
+	return 0;
+}
+subsys_initcall(pmswap_pmem_init);
