@@ -24,13 +24,14 @@ LOGS       := $(BUILD)/logs
 TESTBIN    := $(BUILD)/testbin
 SELFTESTBIN := $(BUILD)/selftests-bin
 INITRAMFS  := $(BUILD)/initramfs.cpio
+TOOLBIN    := $(BUILD)/tools
 HDRS       := $(BUILD)/headers
 KSFT       := $(PRISTINE)/tools/testing/selftests
 
 CC         ?= gcc
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
-TEST_SUMMARIES := host.out.summary feature.out.summary feature-zram.out.summary \
+TEST_SUMMARIES := host.out.summary feature.out.summary feature-zram.out.summary tools.out.summary \
 		  upstream.out.summary feature-debug.out.summary soak.out.summary
 RUNGUEST   := PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS)
 
@@ -45,7 +46,7 @@ PROG_BINS    := $(patsubst tests/progs/%.c,$(TESTBIN)/%,$(PROG_SRCS))
 LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
-.PHONY: all deps kernel print-kernel source testprogs selftests initramfs \
+.PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
 	check checkpatch guest-test debug-test soak test run shell upstream-baseline \
 	series-check \
 	clean help
@@ -85,6 +86,13 @@ $(TESTBIN)/%: tests/progs/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extrac
 
 testprogs: $(FEATURE_BINS) $(PROG_BINS)
 
+# --- user-space tools -------------------------------------------------------
+$(TOOLBIN)/pmswap: tools/pmswap/pmswap.c | deps
+	@mkdir -p $(TOOLBIN)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lndctl -luuid
+
+tools: $(TOOLBIN)/pmswap
+
 $(HDRS)/.stamp: $(PRISTINE)/.pmswap-extracted
 	@echo "selftests: installing kernel UAPI headers"
 	@$(MAKE) -s -C $(PRISTINE) O=$(HDRS) headers_install INSTALL_HDR_PATH=$(HDRS)/usr >/dev/null
@@ -104,8 +112,8 @@ $(SELFTESTBIN)/.stamp: $(HDRS)/.stamp
 selftests: $(SELFTESTBIN)/.stamp
 
 # --- initramfs --------------------------------------------------------------
-initramfs: testprogs selftests
-	@$(REPO)/tests/mkinitramfs.sh $(INITRAMFS) $(TESTBIN) $(SELFTESTBIN)
+initramfs: testprogs tools selftests
+	@$(REPO)/tests/mkinitramfs.sh $(INITRAMFS) $(TESTBIN) $(SELFTESTBIN) $(TOOLBIN)
 
 # --- host-side checks -------------------------------------------------------
 checkpatch: source
@@ -117,10 +125,11 @@ check: source
 # --- guest tests ------------------------------------------------------------
 guest-test: kernel initramfs
 	@rm -f $(LOGS)/feature.out.summary $(LOGS)/feature-zram.out.summary \
-		$(LOGS)/upstream.out.summary
+		$(LOGS)/tools.out.summary $(LOGS)/upstream.out.summary
 	@rc=0; \
 	$(RUNGUEST) -t 1500 feature || rc=1; \
 	PMSWAP_TAG=feature-zram $(RUNGUEST) -t 1500 -s zram feature || rc=1; \
+	$(RUNGUEST) -t 900 -s none tools || rc=1; \
 	$(RUNGUEST) -t 2400 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
 	exit $$rc
 

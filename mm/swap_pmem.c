@@ -395,8 +395,10 @@ static struct pmswap_pmem *pmswap_pmem_claim(struct swap_info_struct *si,
 		goto put;
 	}
 	if (!IS_ALIGNED(pfn_t_to_pfn(pfn), HPAGE_PMD_NR)) {
-		pr_info("%pg: swap area starts at %#llx, not 2 MiB aligned (create the namespace with --align 2M), swapping through the block layer\n",
-			bdev, (unsigned long long)PFN_PHYS(pfn_t_to_pfn(pfn)));
+		pr_info("%pg: swap area starts at %#llx, not 2 MiB aligned (%s), swapping through the block layer\n",
+			bdev, (unsigned long long)PFN_PHYS(pfn_t_to_pfn(pfn)),
+			start_off ? "start the partition on a 2 MiB boundary" :
+				    "create the namespace with --align 2M");
 		goto put;
 	}
 

@@ -7,7 +7,7 @@ pkgs=(
 	linux-source-6.12
 	build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils
 	rsync patch perl python3 ccache
-	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev
+	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
 	stress-ng busybox-static util-linux mount
 	libnuma-dev libcap-dev
 )

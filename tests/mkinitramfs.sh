@@ -9,7 +9,7 @@
 # libraries), the pmswap test programs and the upstream mm selftests.
 set -euo pipefail
 
-out=$1 testbin=$2 selftestbin=$3
+out=$1 testbin=$2 selftestbin=$3 toolbin=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$out.d
 rm -rf "$root"
@@ -33,10 +33,14 @@ copy_bin() {
 for p in ndctl daxctl stress-ng; do
 	copy_bin "$(command -v $p)" usr/bin/$p
 done
-for p in mkswap swapon swapoff; do
+for p in mkswap swapon swapoff setpriv; do
 	rm -f "$root/sbin/$p" "$root/bin/$p"
 	copy_bin "$(PATH=/usr/sbin:/sbin:$PATH command -v $p)" sbin/$p
 done
+
+if [ -n "$toolbin" ] && [ -x "$toolbin/pmswap" ]; then
+	copy_bin "$toolbin/pmswap" usr/bin/pmswap
+fi
 
 cp "$here/guest/init" "$root/init"
 cp "$here/guest/setup-swap.sh" "$here/guest/run-suite.sh" "$root/pmswap/"
@@ -44,8 +48,8 @@ cp "$here"/guest/suites/* "$root/pmswap/suites/"
 [ -d "$here/guest/bin" ] && cp "$here"/guest/bin/* "$root/pmswap/bin/"
 cp "$testbin"/* "$root/pmswap/bin/" 2>/dev/null || true
 cp "$selftestbin"/* "$root/pmswap/selftests/" 2>/dev/null || true
-echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
-echo "root:x:0:" > "$root/etc/group"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 
 (cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) > "$out.tmp"
 mv "$out.tmp" "$out"

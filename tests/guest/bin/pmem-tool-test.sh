@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The pmswap tool and the pmem swap device's bad-input cases, in a guest
+# booted without swap (pmswap.swap=none): namespaces are made on region0
+# of the emulated NVDIMM, by the tool and by ndctl. TAP on stdout.
+#
+# Checks exit codes and messages of "pmswap setup/status/off" (wrong
+# arguments, missing devices, no permission, busy or filesystem-holding
+# namespaces), and that swapon on a namespace pmswap cannot use as pmem
+# swap (raw, sector, devdax, 4 KiB aligned) falls back to block swap with
+# one console line, or fails with the kernel's error for devdax.
+set -u
+n=0
+fail=0
+ok() {  # ok CONDITION-RESULT DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		fail=1
+	fi
+}
+# expect CODE DESCRIPTION COMMAND...: run, require exit CODE; output in $out
+expect() {
+	want=$1 desc=$2
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	[ "$rc" = "$want" ]
+	ok $? "$desc (exit $rc, want $want)"
+}
+has() { echo "$out" | grep -q -- "$1"; }
+klog_has() { dmesg | grep -q -- "$1"; }
+sysdir=/sys/kernel/mm/pmswap/pmem
+
+# create_ns ARGS...: ndctl create-namespace on region0; sets $ns and $blk
+create_ns() {
+	j=$(ndctl create-namespace -r region0 "$@" 2>&1) || { echo "$j" | sed 's/^/# /'; return 1; }
+	ns=$(echo "$j" | sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' | head -1)
+	blk=$(echo "$j" | sed -n 's/.*"blockdev":"\([^"]*\)".*/\1/p' | head -1)
+	[ -z "$blk" ] && blk=$(echo "$j" | sed -n 's/.*"chardev":"\([^"]*\)".*/\1/p' | head -1)
+	echo "# $ns -> $blk"
+	[ -n "$ns" ]
+}
+destroy_ns() { ndctl destroy-namespace -f "$1" >/dev/null 2>&1; }
+
+echo "TAP version 13"
+
+
+ndctl disable-region all >/dev/null 2>&1
+ndctl init-labels -f all >/dev/null 2>&1
+ndctl enable-region all >/dev/null 2>&1
+ok $? "labels initialised, region0 enabled"
+
+# --- usage, permissions, nothing set up ---
+expect 0 "status without pmem swap" pmswap status
+has "no pmem swap device is active"; ok $? "status says no pmem swap device is active"
+expect 2 "unknown command" pmswap frobnicate
+expect 2 "bad size" pmswap setup --size 12Q
+expect 2 "bad priority" pmswap setup --priority -3
+expect 2 "--region and --namespace together" pmswap setup --region region0 --namespace namespace0.0
+expect 2 "--json outside status" pmswap off --json
+expect 3 "unknown region" pmswap setup --region region9
+expect 3 "unknown namespace" pmswap setup --namespace namespace9.9
+expect 3 "off with nothing active" pmswap off
+expect 5 "setup as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap setup
+expect 0 "status as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap status
+
+# --- setup, use, status, off ---
+expect 0 "setup --size 256M --priority 5" pmswap setup --size 256M --priority 5
+has "is pmem swap: data moves through the DAX mapping"; ok $? "setup reports a pmem swap device"
+dev=$(awk 'NR > 1 && $1 ~ /pmem/ { print $1; exit }' /proc/swaps)
+pdev=${dev#/dev/}
+[ -n "$dev" ] && awk -v d="$dev" '$1 == d && $5 == 5 { f = 1 } END { exit !f }' /proc/swaps
+ok $? "$dev active with priority 5"
+[ -d "$sysdir/$pdev" ]; ok $? "kernel lists $pdev under $sysdir"
+/pmswap/bin/roundtrip 64 > /tmp/rt.out 2>&1
+rt=$?; sed 's/^/# /' /tmp/rt.out
+ok $rt "64 MiB THP round trip through $dev"
+expect 0 "status" pmswap status
+has "I/O path dax" && has "$dev"; ok $? "status shows $dev with the dax I/O path"
+written=$(echo "$out" | sed -n 's/.*pages copied: \([0-9]*\) written.*/\1/p')
+[ "${written:-0}" -ge 16384 ]; ok $? "status counts the pages copied to pmem ($written)"
+expect 0 "status --json" pmswap status --json
+has "\"device\": \"$dev\"" && has '"pmem_swap": true' && has '"thp_swpout_pmd": [0-9]'
+ok $? "status --json describes $dev and the counters"
+expect 4 "setup on the active swap namespace refused" pmswap setup --namespace "$pdev"
+has "already active swap"; ok $? "message says it is already swap"
+expect 0 "off" pmswap off
+! grep -q pmem /proc/swaps; ok $? "no pmem swap left after off"
+expect 0 "setup again reuses the pmswap namespace" pmswap setup
+! has "created"; ok $? "no new namespace created"
+expect 0 "off $dev" pmswap off "$dev"
+
+# --- a namespace holding a filesystem, and a mounted one ---
+if create_ns -m fsdax --align 2M -s 64M -n other; then
+	fsblk=$blk fsns=$ns
+	mke2fs -q "/dev/$fsblk" >/dev/null 2>&1
+	expect 4 "setup on a namespace with ext2 refused" pmswap setup --namespace "$fsns"
+	has "holds a ext2/3/4 filesystem"; ok $? "message names the filesystem"
+	# The tool judges "mounted" from /proc/mounts; a tmpfs whose source
+	# is the pmem device stands in for a mounted filesystem here.
+	mkdir -p /mnt/fs && mount -t tmpfs "/dev/$fsblk" /mnt/fs
+	expect 4 "setup on a mounted namespace refused even with --force" pmswap setup --force --namespace "$fsblk"
+	umount /mnt/fs
+	expect 0 "setup --force overwrites the filesystem" pmswap setup --force --namespace "$fsns"
+	pmswap off "/dev/$fsblk" >/dev/null
+	destroy_ns "$fsns"
+else
+	ok 1 "create a 64M fsdax namespace"; ok 1 "-"; ok 1 "-"; ok 1 "-"
+fi
+
+# --- namespaces pmswap cannot use as pmem swap ---
+fallback() {  # fallback WHAT DMESG-PATTERN NDCTL-ARGS...
+	what=$1 pat=$2
+	shift 2
+	if ! create_ns "$@"; then
+		ok 1 "$what: create namespace"
+		return
+	fi
+	dmesg -c >/dev/null
+	mkswap "/dev/$blk" >/dev/null 2>&1 && swapon "/dev/$blk"
+	r=$?
+	klog_has "pmswap: $blk: $pat" && [ ! -d "$sysdir/$blk" ] && [ $r = 0 ]
+	ok $? "$what: swapon works as block swap, console says '$pat'"
+	dmesg | grep "pmswap: $blk" | sed 's/^/# /'
+	swapoff "/dev/$blk" 2>/dev/null
+	destroy_ns "$ns"
+}
+fallback "raw namespace" "no DAX" -m raw -s 64M
+fallback "sector namespace" "no DAX" -m sector -s 64M
+
+# An fsdax namespace's data always starts 2 MiB aligned on x86 (the pfn
+# device rounds it to memremap_compat_align()); a partition starting at
+# 1 MiB is how a swap area ends up misaligned.
+if create_ns -m fsdax --align 2M -s 64M -n part; then
+	printf 'o\nn\np\n1\n2048\n+32M\nw\n' | fdisk "/dev/$blk" >/dev/null 2>&1
+	sleep 1
+	part=$(ls /sys/block/"$blk"/ | grep "^${blk}p\?1$")
+	dmesg -c >/dev/null
+	[ -n "$part" ] && [ -b "/dev/$part" ] && mkswap "/dev/$part" >/dev/null 2>&1 &&
+		swapon "/dev/$part"
+	r=$?
+	klog_has "pmswap: $part: swap area starts at .*not 2 MiB aligned" &&
+		[ ! -d "$sysdir/$part" ] && [ $r = 0 ]
+	ok $? "partition at 1 MiB (${part:-none}): swapon works as block swap, console says 'not 2 MiB aligned'"
+	dmesg | grep "pmswap:" | sed 's/^/# /'
+	swapoff "/dev/$part" 2>/dev/null
+	destroy_ns "$ns"
+else
+	ok 1 "partition: create namespace"
+fi
+
+if create_ns -m devdax --align 2M -s 64M; then
+	expect 4 "setup on a devdax namespace refused" pmswap setup --namespace "$ns"
+	swapon "/dev/$blk" 2>/dev/null
+	[ $? != 0 ]; ok $? "swapon on devdax $blk fails (not a block device)"
+	destroy_ns "$ns"
+else
+	ok 1 "devdax: create"; ok 1 "-"
+fi
+
+# --- known bad blocks at swapon, and the backend switched off ---
+if create_ns -m fsdax --align 2M -s 64M -n bb; then
+	echo "8192 8" > "/sys/block/$blk/badblocks"
+	dmesg -c >/dev/null
+	mkswap "/dev/$blk" >/dev/null 2>&1 && swapon "/dev/$blk"
+	klog_has "pmswap: $blk: 1 known bad pages kept out" &&
+		grep -q "^bad_pages 1$" "$sysdir/$blk/stats"
+	ok $? "a known bad block is kept out of the swap area"
+	dmesg | grep "pmswap: $blk" | sed 's/^/# /'
+	swapoff "/dev/$blk"
+	echo 0 > $sysdir/enabled
+	swapon "/dev/$blk" && [ ! -d "$sysdir/$blk" ]
+	ok $? "enabled=0: swapon gives plain block swap"
+	swapoff "/dev/$blk"
+	echo 1 > $sysdir/enabled
+	destroy_ns "$ns"
+else
+	ok 1 "badblocks: create"; ok 1 "-"
+fi
+echo "1..$n"
+exit $fail
