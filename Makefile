@@ -166,7 +166,7 @@ upstream-baseline:
 
 # --- interactive -------------------------------------------------------------
 run: kernel initramfs
-	@$(RUNGUEST) -n -t 1200 demo | $(REPO)/tests/demo-report.sh
+	@$(RUNGUEST) -n -p -t 1200 -s none demo | $(REPO)/tests/demo-report.sh
 
 shell: kernel initramfs
 	@$(RUNGUEST) shell

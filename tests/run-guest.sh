@@ -11,6 +11,9 @@
 #   -a ARGS        extra kernel command-line arguments
 #   -b BASELINE    known stock failures for upstream tests
 #   -n             no result check (print the logs only)
+#   -p             preallocate guest RAM and the NVDIMM on the host, so
+#                  that timings do not include the host's first-touch
+#                  faults (for demos and benchmarks)
 #
 # Boots QEMU (TCG) with an emulated NVDIMM, runs the suite in the guest
 # and judges the result with tests/check-results.py. SUITE "shell" gives
@@ -18,12 +21,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
-logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1
-while getopts k:i:o:t:s:m:a:b:n opt; do
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc=
+while getopts k:i:o:t:s:m:a:b:np opt; do
 	case $opt in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
 	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
 	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
+	p) prealloc=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -45,10 +49,11 @@ truncate -s $((1024 * 1024 * 1024 + 128 * 1024)) "$nvimg"
 cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel pmswap.suite=$suite pmswap.swap=$swap $extra"
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
       -m "$mem,slots=2,maxmem=4G"
-      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$((1024 * 1024 * 1024 + 128 * 1024))"
+      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$((1024 * 1024 * 1024 + 128 * 1024))${prealloc:+,prealloc=on}"
       -device nvdimm,id=nvdimm1,memdev=nv1,label-size=128K
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -display none -no-reboot -nodefaults)
+[ -n "$prealloc" ] && qemu+=(-mem-prealloc)
 
 if [ "$suite" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial null

@@ -112,6 +112,14 @@ int main(int argc, char **argv)
 	printf("swapin_pswpin %ld\n", d.pswpin);
 	printf("swapin_memfree_drop_kb %ld\n", memfree0 - memfree_min);
 	printf("thp_after_kb %ld\n", pt_smaps_kb(mem, "AnonHugePages"));
+	/*
+	 * The same access pattern again, now that everything is mapped: no
+	 * faults, so this is the cost of the accesses themselves (under TCG
+	 * it differs between PMD and PTE mappings).
+	 */
+	t0 = now_ms();
+	pt_touch_read(mem, size);
+	printf("reread_ms %.1f\n", now_ms() - t0);
 	if (write)
 		for (off = 0; off < size; off += PT_PAGE_SIZE)
 			mem[off + 8] = 0;

@@ -77,7 +77,7 @@ pdev=${dev#/dev/}
 [ -n "$dev" ] && awk -v d="$dev" '$1 == d && $5 == 5 { f = 1 } END { exit !f }' /proc/swaps
 ok $? "$dev active with priority 5"
 [ -d "$sysdir/$pdev" ]; ok $? "kernel lists $pdev under $sysdir"
-/pmswap/bin/roundtrip 64 > /tmp/rt.out 2>&1
+/pmswap/bin/roundtrip -s 64 > /tmp/rt.out 2>&1
 rt=$?; sed 's/^/# /' /tmp/rt.out
 ok $rt "64 MiB THP round trip through $dev"
 expect 0 "status" pmswap status

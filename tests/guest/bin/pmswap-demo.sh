@@ -42,7 +42,7 @@ awk -v n=$# '
 FNR == 1 { f++ }
 { v[f, $1] = $2 }
 END {
-	split("thp_before_kb:THP before swap-out (MiB):1024|swapout_thp_swpout:THPs swapped out whole:1|swapout_thp_split_pmd:PMD mappings split at swap-out:1|thp_swpout_pmd:huge swap entries made:1|swapped_kb:in swap after swap-out (MiB):1024|swapin_faults:faults on read-back:1|thp_swpin_pmd:THPs swapped in whole:1|swapin_pswpin:pages read back (4 KiB):1|thp_after_kb:THP after read-back (MiB):1024|verify_bad_pages:pages with wrong data:1|swapout_ms:swap-out time, TCG (ms):1|swapin_ms:read-back time, TCG (ms):1", rows, "|")
+	split("thp_before_kb:THP before swap-out (MiB):1024|swapout_thp_swpout:THPs swapped out whole:1|swapout_thp_split_pmd:PMD mappings split at swap-out:1|thp_swpout_pmd:huge swap entries made:1|swapped_kb:in swap after swap-out (MiB):1024|swapin_faults:faults on read-back:1|thp_swpin_pmd:THPs swapped in whole:1|swapin_pswpin:pages read back (4 KiB):1|thp_after_kb:THP after read-back (MiB):1024|verify_bad_pages:pages with wrong data:1|swapout_ms:swap-out time, TCG (ms):1|swapin_ms:read-back time, TCG (ms):1|reread_ms:second read pass, no faults, TCG (ms):1", rows, "|")
 	if (n == 2) printf "  %-34s %14s %14s\n", "", "huge_swap=0", "huge_swap=1"
 	for (i = 1; i in rows; i++) {
 		split(rows[i], r, ":")
@@ -52,6 +52,28 @@ END {
 		print line
 	}
 }' $(for m in $modes; do echo /tmp/rt.$m; done)
+DIR=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
+if [ -n "$DIR" ]; then
+	dev=${DIR##*/}
+	echo
+	echo "== 1b. the pmem I/O path: the same round trip with $DIR/io = dax, then bio"
+	echo 1 > /sys/block/$dev/queue/iostats
+	for io in dax bio; do
+		echo $io > $DIR/io
+		s0=$(awk '{ print $3 + $7 }' /sys/block/$dev/stat)
+		w0=$(awk '$1 == "pages_written" { print $2 }' $DIR/stats)
+		r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+		roundtrip -s "$MIB" > /tmp/io.$io
+		s1=$(awk '{ print $3 + $7 }' /sys/block/$dev/stat)
+		w1=$(awk '$1 == "pages_written" { print $2 }' $DIR/stats)
+		r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+		printf "  io=%-4s  pages copied through DAX: %6d out, %6d in;  block layer sectors: %7d;  swap-out %5s ms, read-back %5s ms (TCG)\n" \
+			$io $((w1 - w0)) $((r1 - r0)) $((s1 - s0)) \
+			"$(awk '$1 == "swapout_ms" { print $2 }' /tmp/io.$io)" \
+			"$(awk '$1 == "swapin_ms" { print $2 }' /tmp/io.$io)"
+	done
+	echo dax > $DIR/io
+fi
 echo
 echo "== 2. memory pressure: stress-ng vm, 2 x 192 MiB with --verify in a 192 MiB memcg"
 echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
