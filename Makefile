@@ -47,7 +47,7 @@ LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
-	check checkpatch guest-test debug-test soak test run shell upstream-baseline \
+	check checkpatch guest-test debug-test soak test run shell upstream-baseline bench \
 	series-check \
 	clean help
 
@@ -156,6 +156,17 @@ test: deps
 	echo "make test: $$(( $$(date +%s) - start ))s"; \
 	python3 $(REPO)/tests/check-results.py --total $(addprefix $(LOGS)/,$(TEST_SUMMARIES)) || rc=1; \
 	exit $$rc
+
+# Benchmarks: stock swap on pmem, zram, pmem as a NUMA tier, and pmswap,
+# in the same guest. QUICK=1: one small run of each (a few minutes);
+# results go to bench/results (QUICK=1: bench/results/quick).
+QUICK ?= 0
+RUNS ?= $(if $(filter 1,$(QUICK)),1,3)
+BENCH_OUT ?= $(REPO)/bench/results$(if $(filter 1,$(QUICK)),/quick)
+bench: deps initramfs
+	@$(MAKE) --no-print-directory kernel
+	@$(MAKE) --no-print-directory kernel STOCK=1
+	@$(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
 
 upstream-baseline:
 	@$(MAKE) --no-print-directory kernel initramfs STOCK=1

@@ -9,7 +9,7 @@ pkgs=(
 	rsync patch perl python3 ccache
 	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
 	stress-ng busybox-static util-linux mount
-	libnuma-dev libcap-dev
+	libnuma-dev libcap-dev gnuplot-nox
 )
 
 missing=()

@@ -85,13 +85,17 @@ def judge(args):
             continue
         if line.startswith('PMSWAP-BEGIN '):
             prog = line.split()[1]
-            state = {'n': 0, 'plan': None, 'fails': 0}
+            state = {'n': 0, 'plan': None, 'fails': 0, 'skip_all': False}
             continue
         if line.startswith('PMSWAP-END '):
             m = re.search(r'rc=(\d+)', line)
             rc = int(m.group(1)) if m else -1
             if rc == 124 or rc == 143:
                 fail(f'{prog}: timed out')
+            elif state['n'] == 0 and state['skip_all'] and rc == 4:
+                # "1..0 # SKIP reason" and KSFT_SKIP: the whole program
+                # does not apply here (e.g. the pmem test on zram).
+                res['skipped'] += 1
             elif state['n'] == 0:
                 fail(f'{prog}: no test results (exit {rc})')
             elif state['plan'] is not None and state['n'] < state['plan']:
@@ -106,6 +110,8 @@ def judge(args):
         m = PLAN_RE.match(line)
         if m and state['plan'] is None:
             state['plan'] = int(m.group(1))
+            state['skip_all'] = (state['plan'] == 0 and
+                                 '# SKIP' in line.upper())
             continue
         m = TAP_RE.match(line)
         if not m:

@@ -11,6 +11,10 @@
 #   -a ARGS        extra kernel command-line arguments
 #   -b BASELINE    known stock failures for upstream tests
 #   -n             no result check (print the logs only)
+#   -N MIB         NVDIMM size in MiB (default 1024; the 128 KiB label
+#                  area comes on top)
+#   -T             two NUMA nodes: CPUs and RAM on node 0, the NVDIMM on
+#                  CPU-less node 1 (for pmem as a memory tier)
 #   -p             preallocate guest RAM and the NVDIMM on the host, so
 #                  that timings do not include the host's first-touch
 #                  faults (for demos and benchmarks)
@@ -21,13 +25,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
-logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc=
-while getopts k:i:o:t:s:m:a:b:np opt; do
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa=
+while getopts k:i:o:t:s:m:a:b:npN:T opt; do
 	case $opt in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
 	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
 	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
-	p) prealloc=1 ;;
+	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -44,16 +48,22 @@ nvimg=$logs/$tag.nvdimm
 # 1 GiB of NVDIMM plus the 128 KiB label area, so the region is 1 GiB and
 # 2 MiB-aligned fsdax namespaces fit. Sparse, recreated for every boot.
 rm -f "$nvimg" "$console" "$out"
-truncate -s $((1024 * 1024 * 1024 + 128 * 1024)) "$nvimg"
+nvsize=$((nvmib * 1024 * 1024 + 128 * 1024))
+truncate -s $nvsize "$nvimg"
 
 cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel pmswap.suite=$suite pmswap.swap=$swap $extra"
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
-      -m "$mem,slots=2,maxmem=4G"
-      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$((1024 * 1024 * 1024 + 128 * 1024))${prealloc:+,prealloc=on}"
-      -device nvdimm,id=nvdimm1,memdev=nv1,label-size=128K
+      -m "$mem,slots=2,maxmem=8G"
+      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"
+      -device "nvdimm,id=nvdimm1,memdev=nv1,label-size=128K${numa:+,node=1}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -display none -no-reboot -nodefaults)
-[ -n "$prealloc" ] && qemu+=(-mem-prealloc)
+if [ -n "$numa" ]; then
+	qemu+=(-object "memory-backend-ram,id=ram0,size=$mem${prealloc:+,prealloc=on}"
+	       -numa node,nodeid=0,cpus=0-1,memdev=ram0 -numa node,nodeid=1)
+elif [ -n "$prealloc" ]; then
+	qemu+=(-mem-prealloc)
+fi
 
 if [ "$suite" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial null

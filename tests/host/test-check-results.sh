@@ -41,7 +41,7 @@ expect() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..11"
 expect "clean run passes" 0 "suite t: 1 passed, 0 failed, 1 skipped" "$clean_console" "$clean_out"
 expect "WARNING on the console fails" 1 "console: .*WARNING: CPU: 1 PID: 77" \
 	"$clean_console
@@ -61,4 +61,14 @@ printf 'prog\tsecond\n' > "$tmp/baseline"
 expect "known stock failure is skipped" 0 "known stock failure" "$clean_console" \
 	"$(printf '%s\n' "${clean_out/ok 2 second # SKIP not here/not ok 2 second}" | sed 's/rc=0/rc=1/')" --baseline "$tmp/baseline"
 expect "timeout fails" 1 "timed out" "$clean_console" "$clean_out" --timed-out
+skip_out='PMSWAP-SUITE-BEGIN t
+PMSWAP-BEGIN prog
+TAP version 13
+1..0 # SKIP no pmem here
+PMSWAP-END prog rc=4
+PMSWAP-SUITE-END t'
+expect "whole-program skip (1..0 # SKIP, exit 4) is one skip" 0 "0 passed, 0 failed, 1 skipped" \
+	"$clean_console" "$skip_out"
+expect "1..0 # SKIP with exit 0 still fails" 1 "no test results" \
+	"$clean_console" "${skip_out/rc=4/rc=0}"
 exit $fail

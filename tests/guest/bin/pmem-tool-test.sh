@@ -70,20 +70,26 @@ expect 5 "setup as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-g
 expect 0 "status as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap status
 
 # --- setup, use, status, off ---
-expect 0 "setup --size 256M --priority 5" pmswap setup --size 256M --priority 5
+expect 0 "setup --size 384M --priority 5" pmswap setup --size 384M --priority 5
 has "is pmem swap: data moves through the DAX mapping"; ok $? "setup reports a pmem swap device"
 dev=$(awk 'NR > 1 && $1 ~ /pmem/ { print $1; exit }' /proc/swaps)
 pdev=${dev#/dev/}
 [ -n "$dev" ] && awk -v d="$dev" '$1 == d && $5 == 5 { f = 1 } END { exit !f }' /proc/swaps
 ok $? "$dev active with priority 5"
 [ -d "$sysdir/$pdev" ]; ok $? "kernel lists $pdev under $sysdir"
-/pmswap/bin/roundtrip -s 64 > /tmp/rt.out 2>&1
+echo 1 > "/sys/block/$pdev/queue/iostats"
+sect0=$(awk '{ print $3 + $7 }' "/sys/block/$pdev/stat")
+/pmswap/bin/roundtrip -s 256 > /tmp/rt.out 2>&1
 rt=$?; sed 's/^/# /' /tmp/rt.out
-ok $rt "64 MiB THP round trip through $dev"
+sect1=$(awk '{ print $3 + $7 }' "/sys/block/$pdev/stat")
+[ $rt = 0 ] && grep -q "^verify_bad_pages 0$" /tmp/rt.out && grep -q "^swapped_kb 262144$" /tmp/rt.out
+ok $? "256 MiB THP round trip through $dev: all swapped, data intact"
+[ "$sect0" = "$sect1" ]
+ok $? "no block I/O on $pdev during the round trip ($((sect1 - sect0)) sectors)"
 expect 0 "status" pmswap status
 has "I/O path dax" && has "$dev"; ok $? "status shows $dev with the dax I/O path"
 written=$(echo "$out" | sed -n 's/.*pages copied: \([0-9]*\) written.*/\1/p')
-[ "${written:-0}" -ge 16384 ]; ok $? "status counts the pages copied to pmem ($written)"
+[ "${written:-0}" -ge 65536 ]; ok $? "status counts the pages copied to pmem ($written)"
 expect 0 "status --json" pmswap status --json
 has "\"device\": \"$dev\"" && has '"pmem_swap": true' && has '"thp_swpout_pmd": [0-9]'
 ok $? "status --json describes $dev and the counters"

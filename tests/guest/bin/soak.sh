@@ -6,7 +6,13 @@
 #  - stress-ng vm/mmap/fork stressors with --verify in another
 #    memcg at about half their working set, with memory.reclaim pressure;
 #  - swapoff/swapon cycles of the swap device under that load;
-#  - the huge_swap switch flipped under load (when the kernel has it).
+#  - the huge_swap switch flipped under load (when the kernel has it);
+#  - the pmem device's io path flipped between dax and bio under load;
+#  - junk written into every pmswap knob: each write must be refused and
+#    change nothing;
+#  - once, in the middle: a memory error on the pmem page behind a
+#    swapped THP of a separate victim process (hwpoison-inject); only the
+#    victim may die (SIGBUS), everything else keeps verifying.
 # stress-ng's madvise stressor is left out: run as root it injects
 # MADV_HWPOISON into its own pages and fails on the SIGBUS it gets.
 # Prints TAP and the figures. Working sets: 96 MiB + 112 MiB, memcgs of
@@ -27,7 +33,22 @@ p1=$!
 sh -c "echo \$\$ > /sys/fs/cgroup/soak2/cgroup.procs; exec stress-ng -v --vm 1 --vm-bytes 96M --mmap 1 --mmap-bytes 16M --fork 1 --verify --timeout ${D}s --metrics-brief" > /tmp/stress.log 2>&1 &
 p2=$!
 
-cycles=0 cycle_fail=0 flips=0 reclaims=0
+cycles=0 cycle_fail=0 flips=0 reclaims=0 ioflips=0 junk=0 junk_taken=0
+iodir=/sys/kernel/mm/pmswap/pmem/${dev#/dev/}
+poisoned=none poison_at=$(( t0 + D / 2 ))
+# junk KNOB: a bad value must be refused and leave the knob as it was
+junk() {
+	[ -f "$1" ] || return 0
+	before=$(cat "$1")
+	for v in 2 -1 maybe dax,bio 99999999999999999999; do
+		junk=$((junk + 1))
+		if printf '%s' "$v" > "$1" 2>/dev/null || [ "$(cat "$1")" != "$before" ]; then
+			junk_taken=$((junk_taken + 1))
+			echo "# junk '$v' into $1 was taken: now $(cat "$1")"
+			echo "$before" > "$1"
+		fi
+	done
+}
 end=$(( t0 + D ))
 next_swapoff=$(( t0 + 15 ))
 while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
@@ -38,7 +59,24 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 		echo $((flips % 2)) > $knob
 		flips=$((flips + 1))
 	fi
+	if [ -f "$iodir/io" ]; then
+		[ $((ioflips % 2)) = 0 ] && echo bio > "$iodir/io" || echo dax > "$iodir/io"
+		ioflips=$((ioflips + 1))
+	fi
+	junk $knob
+	junk /sys/kernel/mm/pmswap/pmem/enabled
+	junk "$iodir/io"
 	now=$(cut -d. -f1 /proc/uptime)
+	if [ "$poisoned" = none ] && [ "$now" -ge "$poison_at" ]; then
+		if [ -f "$iodir/io" ] && [ -f /sys/kernel/debug/hwpoison/corrupt-pfn ]; then
+			echo dax > "$iodir/io"
+			poison_victim > /tmp/victim.log 2>&1
+			poisoned=$?
+			sed 's/^/# /' /tmp/victim.log
+		else
+			poisoned=unsupported
+		fi
+	fi
 	if [ "$now" -ge "$next_swapoff" ] && [ "$now" -lt $((end - 10)) ]; then
 		# swapoff must be able to charge everything back: lift the
 		# memcg limits for the cycle, as an operator would.
@@ -56,6 +94,7 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 	fi
 done
 [ -f $knob ] && echo 1 > $knob
+[ -f "$iodir/io" ] && echo dax > "$iodir/io"
 wait $p1
 r1=$?
 wait $p2
@@ -72,7 +111,7 @@ cached=$(awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo)
 sed 's/^/# /' /tmp/stress.log | grep -v '^# *$'
 grep -v '^ok\|^not ok\|^1\.\.\|^TAP' /tmp/soak_thp.log
 echo "TAP version 13"
-echo "1..7"
+echo "1..9"
 # Renumber soak_thp's three results as 1-3.
 awk '/^(ok|not ok) [0-9]/ { n++; st = ($1 == "ok") ? "ok" : "not ok"; sub(/^(ok|not ok) [0-9]+ /, ""); print st, n, "soak_thp:", $0 }' /tmp/soak_thp.log > /tmp/soak_res
 cat /tmp/soak_res
@@ -91,6 +130,14 @@ else
 	echo "not ok 7 swapoff at the end failed or hung: $used kB in use, swap cache $cached kB"
 	swapon "$dev" 2>/dev/null
 fi
-echo "# figures: ${D} s; swap-in $(( $(vm pswpin) - in0 )) pages, swap-out $(( $(vm pswpout) - out0 )) pages; $cycles swapoff cycles; $flips huge_swap flips; $reclaims memory.reclaim writes"
+[ "$junk" -gt 0 ] && [ "$junk_taken" = 0 ] && echo "ok 8 $junk junk knob writes refused, nothing changed" ||
+	echo "not ok 8 junk knob writes: $junk_taken of $junk taken"
+case $poisoned in
+135) echo "ok 9 memory error under load: only the victim died (SIGBUS); all other data verified" ;;
+unsupported) echo "ok 9 # SKIP no pmem swap device with hwpoison-inject here (swap on ${dev})" ;;
+none) echo "not ok 9 poison injection did not run" ;;
+*) echo "not ok 9 poison victim ended with status $poisoned, not SIGBUS" ;;
+esac
+echo "# figures: ${D} s; swap-in $(( $(vm pswpin) - in0 )) pages, swap-out $(( $(vm pswpout) - out0 )) pages; $cycles swapoff cycles; $flips huge_swap flips; $ioflips io path flips; $junk junk knob writes; faults injected: $([ "$poisoned" = 135 ] && echo 1 || echo 0); $reclaims memory.reclaim writes"
 rmdir /sys/fs/cgroup/soak1 /sys/fs/cgroup/soak2 2>/dev/null
 true

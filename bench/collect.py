@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""collect.py OUTDIR: turn OUTDIR/raw/*.out (BENCH lines from the guest's
+bench.sh) into OUTDIR/results.md (medians, min-max, ratios to stock swap
+on pmem), OUTDIR/data/*.dat and, when gnuplot is installed, OUTDIR/*.png.
+"""
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+CONFIGS = ['stock-pmem', 'stock-zram', 'stock-tiering',
+           'pmswap', 'pmswap-hugeoff', 'pmswap-bio']
+BASE = 'stock-pmem'
+DESC = {
+    'stock-pmem': 'stock 6.12, swap on /dev/pmem0 (block layer)',
+    'stock-zram': 'stock 6.12, swap on zram (lzo)',
+    'stock-tiering': 'stock 6.12, pmem as CPU-less NUMA node (dax_kmem), '
+                     'demotion on, numa_balancing=2, no swap',
+    'pmswap': 'pmswap, huge swap entries on, pmem I/O through DAX',
+    'pmswap-hugeoff': 'pmswap, huge swap entries off, pmem I/O through DAX',
+    'pmswap-bio': 'pmswap, huge swap entries on, pmem I/O through bios',
+}
+# (key, label, is_time): times are compared as ratios to stock-pmem
+WORKLOADS = {
+    'rt': [('swapout_ms', 'swap-out ms', True),
+           ('swapin_ms', 'read/write-back ms', True),
+           ('swapout_thp_split_pmd', 'PMD splits', False),
+           ('swapin_faults', 'faults', False),
+           ('d_pswpin', 'pages swapped in', False),
+           ('dax_pages_read', 'DAX pages read', False),
+           ('thp_after_kb', 'THP after (kB)', False),
+           ('swapped_kb', 'swapped (kB)', False),
+           ('verify_bad_pages', 'bad pages', False)],
+    'press': [('mibps', 'MiB/s', True),
+              ('bogo_ops_per_s', 'bogo ops/s', True),
+              ('major_faults', 'major faults', False),
+              ('d_pswpin', 'pswpin', False),
+              ('d_pswpout', 'pswpout', False),
+              ('d_pgdemote_direct', 'demoted (direct)', False),
+              ('d_pgdemote_kswapd', 'demoted (kswapd)', False),
+              ('memcg_oom_kill', 'OOM kills', False),
+              ('bad_pages', 'bad pages', False),
+              ('stress_errors', 'stress errors', False)],
+    'skew': [('mibps', 'MiB/s', True),
+             ('d_pswpin', 'pswpin', False),
+             ('d_pgpromote_success', 'promoted', False),
+             ('d_numa_hint_faults', 'hint faults', False),
+             ('memcg_oom_kill', 'OOM kills', False),
+             ('bad_pages', 'bad pages', False)],
+}
+
+
+def load(raw):
+    data = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for name in sorted(os.listdir(raw)):
+        if not name.endswith('.out'):
+            continue
+        with open(os.path.join(raw, name), errors='replace') as f:
+            for line in f:
+                p = line.split()
+                if len(p) != 6 or p[0] != 'BENCH':
+                    continue
+                try:
+                    data[p[1]][p[2]][p[3]][p[4]] = float(p[5])
+                except ValueError:
+                    pass
+    return data
+
+
+def values(data, cfg, wl, key):
+    return [r[key] for r in data.get(cfg, {}).get(wl, {}).values() if key in r]
+
+
+def fmt(v):
+    if v is None:
+        return 'n/a'
+    if abs(v) >= 100 or v == int(v):
+        return f'{v:.0f}'
+    return f'{v:.2f}'
+
+
+def cell(vals):
+    if not vals:
+        return 'n/a', None
+    med = statistics.median(vals)
+    if len(vals) == 1 or min(vals) == max(vals):
+        return fmt(med), med
+    return f'{fmt(med)} ({fmt(min(vals))}–{fmt(max(vals))})', med
+
+
+def main():
+    out = sys.argv[1]
+    data = load(os.path.join(out, 'raw'))
+    os.makedirs(os.path.join(out, 'data'), exist_ok=True)
+    workloads = sorted({w for c in data.values() for w in c})
+    runs = max((len(r) for c in data.values() for r in c.values()), default=0)
+    md = ['# pmswap benchmark results', '',
+          'Made by `make bench` (bench/run.sh, bench/collect.py); raw logs in '
+          '`raw/`. Guest: QEMU **TCG** (no KVM), 2 vCPUs, 1536 MiB RAM, '
+          '2 GiB emulated NVDIMM on a CPU-less NUMA node, guest memory '
+          f'preallocated on the host; {runs} run(s) per cell. '
+          'Cells are median (min–max). Times are TCG wall clock and only '
+          f'mean something as ratios to `{BASE}` measured in the same '
+          '`make bench`; counts are exact.', '',
+          '| configuration | what |', '|---|---|']
+    for c in CONFIGS:
+        md.append(f'| `{c}` | {DESC[c]} |')
+    md.append('')
+    for wl in workloads:
+        kind = wl.split('-')[0].rstrip('0123456789')
+        if kind not in WORKLOADS:
+            continue
+        keys = [k for k in WORKLOADS[kind]
+                if any(values(data, c, wl, k[0]) for c in CONFIGS)]
+        md += [f'## {wl}', '']
+        head = ['configuration']
+        for key, label, is_time in keys:
+            head.append(label)
+            if is_time:
+                head.append(f'{label} / {BASE}')
+        md.append('| ' + ' | '.join(head) + ' |')
+        md.append('|' + '---|' * len(head))
+        base = {k: cell(values(data, BASE, wl, k))[1] for k, _, _ in keys}
+        for c in CONFIGS:
+            if c not in data:
+                continue
+            row = [f'`{c}`']
+            for key, label, is_time in keys:
+                text, med = cell(values(data, c, wl, key))
+                row.append(text)
+                if is_time:
+                    b = base.get(key)
+                    row.append(f'{med / b:.2f}' if med is not None and b else 'n/a')
+            md.append('| ' + ' | '.join(row) + ' |')
+        md.append('')
+    # data files for the plots
+    with open(os.path.join(out, 'data', 'rt.dat'), 'w') as f:
+        f.write('# config rt256-read-out rt256-read-in rt256-write-in (ratio to stock-pmem)\n')
+        for c in CONFIGS:
+            r = []
+            for wl, key in (('rt256-read', 'swapout_ms'), ('rt256-read', 'swapin_ms'),
+                            ('rt256-write', 'swapin_ms')):
+                m = cell(values(data, c, wl, key))[1]
+                b = cell(values(data, BASE, wl, key))[1]
+                r.append(f'{m / b:.3f}' if m is not None and b else 'NaN')
+            f.write(f'{c} ' + ' '.join(r) + '\n')
+    with open(os.path.join(out, 'data', 'skew.dat'), 'w') as f:
+        f.write('second ' + ' '.join(CONFIGS) + '\n')
+        ticks = sorted({int(k[4:]) for c in data.values()
+                        for r in c.get('skew', {}).values() for k in r
+                        if k.startswith('tick')})
+        for t in ticks:
+            row = [str(t)]
+            for c in CONFIGS:
+                v = values(data, c, 'skew', f'tick{t}')
+                row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
+            f.write(' '.join(row) + '\n')
+    with open(os.path.join(out, 'data', 'press.dat'), 'w') as f:
+        f.write('# config press-seq press-rand press-stress (ratio to stock-pmem)\n')
+        for c in CONFIGS:
+            r = []
+            for wl, key in (('press-seq', 'mibps'), ('press-rand', 'mibps'),
+                            ('press-stress', 'bogo_ops_per_s')):
+                m = cell(values(data, c, wl, key))[1]
+                b = cell(values(data, BASE, wl, key))[1]
+                r.append(f'{m / b:.3f}' if m is not None and b else 'NaN')
+            f.write(f'{c} ' + ' '.join(r) + '\n')
+    plots = []
+    gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plots.gp')
+    try:
+        subprocess.run(['gnuplot', '-e', f"dir='{out}'", gp], check=True)
+        plots = ['rt256.png', 'press.png', 'skew.png']
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'collect: no plots ({e})', file=sys.stderr)
+    if plots:
+        md += ['## Plots', '']
+        md += [f'![{p}]({p})' for p in plots]
+        md.append('')
+    with open(os.path.join(out, 'results.md'), 'w') as f:
+        f.write('\n'.join(md))
+    print(f'collect: {os.path.join(out, "results.md")}'
+          f'{", " + ", ".join(plots) if plots else ""}')
+
+
+if __name__ == '__main__':
+    main()

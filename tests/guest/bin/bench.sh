@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh CONFIG RUNS QUICK: set up one benchmark configuration in this
+# guest, then run every workload RUNS times. Results are lines
+#   BENCH CONFIG WORKLOAD RUN KEY VALUE
+# that bench/collect.py turns into tables and plots.
+#
+# CONFIG: stock-pmem, stock-zram, stock-tiering (stock kernel);
+#         pmswap, pmswap-hugeoff, pmswap-bio (pmswap kernel).
+# Without arguments they come from the kernel command line
+# (pmswap.bench=CONFIG pmswap.runs=N pmswap.quick=0|1).
+set -u
+cfg= runs=3 quick=0
+for a in $(cat /proc/cmdline); do
+	case $a in
+	pmswap.bench=*) cfg=${a#*=} ;;
+	pmswap.runs=*) runs=${a#*=} ;;
+	pmswap.quick=*) quick=${a#*=} ;;
+	esac
+done
+[ $# -ge 1 ] && cfg=$1
+[ $# -ge 2 ] && runs=$2
+[ $# -ge 3 ] && quick=$3
+[ -n "$cfg" ] || { echo "bench.sh: no configuration given" >&2; exit 2; }
+P=/pmswap/bin
+vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
+VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_success thp_split_pmd thp_swpout thp_swpout_pmd thp_swpin_pmd numa_hint_faults"
+snap() { for k in $VMKEYS; do echo "$k $(vm $k)"; done; }
+dax_stat() {  # dax_stat KEY: pmswap DAX counter of the pmem swap device, 0 if none
+	d=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
+	[ -n "$d" ] && awk -v k="$1" '$1 == k { print $2 }' "$d/stats" || echo 0
+}
+emit() {  # emit WORKLOAD RUN FILE: "key value" lines of FILE as BENCH lines
+	awk -v c="$cfg" -v w="$1" -v r="$2" 'NF == 2 && $2 ~ /^-?[0-9.]+$/ { print "BENCH", c, w, r, $1, $2 }
+		$1 == "tick" { print "BENCH", c, w, r, "tick" $2, $3 }' "$3"
+}
+# run WORKLOAD RUN CMD...: run CMD with vmstat and DAX deltas, emit it all
+run() {
+	w=$1 r=$2
+	shift 2
+	snap > /tmp/b
+	dw0=$(dax_stat pages_written) dr0=$(dax_stat pages_read)
+	"$@" > /tmp/o 2>/tmp/e
+	rc=$?
+	snap > /tmp/a
+	{
+		echo "exit_code $rc"
+		awk 'NR == FNR { b[$1] = $2; next } { print "d_" $1, $2 - b[$1] }' /tmp/b /tmp/a
+		echo "dax_pages_written $(( $(dax_stat pages_written) - dw0 ))"
+		echo "dax_pages_read $(( $(dax_stat pages_read) - dr0 ))"
+		cat /tmp/o
+	} > /tmp/r
+	emit "$w" "$r" /tmp/r
+	[ $rc = 0 ] || { echo "# $cfg $w run $r: exit $rc"; sed 's/^/# /' /tmp/e | tail -5; }
+}
+memcg() {  # memcg MAX CMD...: run CMD in a fresh memcg limited to MAX
+	max=$1
+	shift
+	rmdir /sys/fs/cgroup/bench 2>/dev/null
+	mkdir -p /sys/fs/cgroup/bench
+	echo "$max" > /sys/fs/cgroup/bench/memory.max
+	sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs; exec "$@"' sh "$@"
+	rc=$?
+	echo "memcg_swap_peak_kb $(( $(cat /sys/fs/cgroup/bench/memory.swap.peak 2>/dev/null || echo 0) / 1024 ))"
+	echo "memcg_oom_kill $(awk '$1 == "oom_kill" { print $2 }' /sys/fs/cgroup/bench/memory.events)"
+	return $rc
+}
+stress() {  # stress-ng vm with --verify; prints bogo ops per second
+	stress-ng --vm 2 --vm-bytes "$1" --vm-keep --verify --timeout "$2" --metrics-brief > /tmp/s 2>&1
+	rc=$?
+	awk '$4 == "vm" { print "bogo_ops", $5; print "bogo_ops_per_s", $9 }' /tmp/s
+	grep -c "fail\|error" /tmp/s | sed 's/^/stress_errors /'
+	return $rc
+}
+
+echo "# bench: config $cfg, $runs run(s), quick=$quick, kernel $(uname -r)"
+ndctl disable-region all >/dev/null 2>&1
+ndctl init-labels -f all >/dev/null 2>&1
+ndctl enable-region all >/dev/null 2>&1
+echo always > /sys/kernel/mm/transparent_hugepage/enabled
+echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
+echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
+case $cfg in
+stock-pmem|pmswap|pmswap-hugeoff|pmswap-bio)
+	ndctl create-namespace -r region0 -m fsdax --align 2M -n bench >/dev/null &&
+		mkswap /dev/pmem0 >/dev/null && swapon /dev/pmem0 || echo "# setup failed"
+	case $cfg in
+	pmswap) echo 1 > /sys/kernel/mm/pmswap/huge_swap ;;
+	pmswap-hugeoff) echo 0 > /sys/kernel/mm/pmswap/huge_swap ;;
+	pmswap-bio) echo 1 > /sys/kernel/mm/pmswap/huge_swap
+		echo bio > /sys/kernel/mm/pmswap/pmem/pmem0/io ;;
+	esac
+	;;
+stock-zram)
+	echo lzo > /sys/block/zram0/comp_algorithm 2>/dev/null
+	echo 2G > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
+		swapon /dev/zram0 || echo "# setup failed"
+	;;
+stock-tiering)
+	# pmem as a CPU-less NUMA node: devdax, then dax_kmem (system-ram).
+	ndctl create-namespace -r region0 -m devdax --align 2M -n bench >/dev/null &&
+		daxctl reconfigure-device --mode=system-ram --no-movable dax0.0 >/dev/null ||
+		echo "# setup failed"
+	echo 1 > /sys/kernel/mm/numa/demotion_enabled
+	echo 2 > /proc/sys/kernel/numa_balancing
+	;;
+esac
+sed 's/^/# /' /proc/swaps
+grep -H . /sys/devices/system/node/node*/meminfo 2>/dev/null | grep MemTotal | sed 's/^/# /'
+
+sizes="256 1024"
+press=256 skew_s=20 stress_s=15
+if [ "$quick" = 1 ]; then
+	sizes=256 press=128 skew_s=8 stress_s=8
+fi
+r=1
+while [ $r -le "$runs" ]; do
+	for s in $sizes; do
+		run "rt$s-read" $r $P/roundtrip -s "$s"
+		run "rt$s-write" $r $P/roundtrip -s "$s" -w
+	done
+	half=$((press / 2))M
+	run "press-seq" $r memcg "$half" $P/usemem -s "$press" -m seq -p 2
+	run "press-rand" $r memcg "$half" $P/usemem -s "$press" -m rand -p 1
+	run "press-stress" $r memcg "$half" stress "${press}M" "${stress_s}s"
+	run "skew" $r memcg "$half" $P/usemem -s "$press" -m skew -t "$skew_s"
+	r=$((r + 1))
+done
+echo "# bench: config $cfg done"
