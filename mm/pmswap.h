@@ -7,6 +7,8 @@
 #ifndef _MM_PMSWAP_H
 #define _MM_PMSWAP_H
 
+#include <linux/types.h>
+
 struct folio;
 struct kobject;
 struct swap_info_struct;
@@ -42,6 +44,68 @@ static inline bool pmswap_pmem_read_folio(struct swap_info_struct *si,
 					  struct folio *folio)
 {
 	return false;
+}
+#endif
+
+struct xarray;
+struct xa_state;
+struct xa_node;
+
+#ifdef CONFIG_PMSWAP_SWAP_CACHE_MI
+bool swap_cache_mi_wanted(struct folio *folio);
+void swap_xas_store_multi(struct xa_state *xas, void *folio, void **shadowp);
+int swap_xa_store_folio(struct xarray *xa, unsigned long index, void *folio,
+			unsigned int order, gfp_t gfp, void **shadowp);
+int swap_xa_split_shadow(struct xarray *xa, unsigned long index, gfp_t gfp,
+			 void (*update)(struct xa_node *node));
+unsigned int swap_xa_entry_order(struct xa_state *xas);
+bool swap_xa_replace(struct xarray *xa, unsigned long index, void *expected,
+		     void *entry, void (*update)(struct xa_node *node));
+int swap_xa_split_prepare(struct xa_state *xas, struct xarray *xa,
+			  unsigned long index, void *folio, gfp_t gfp,
+			  void (*update)(struct xa_node *node));
+void swap_xa_split(struct xa_state *xas, void *folio, unsigned int order);
+#else
+static inline bool swap_cache_mi_wanted(struct folio *folio)
+{
+	return false;
+}
+
+static inline void swap_xas_store_multi(struct xa_state *xas, void *folio,
+					void **shadowp)
+{
+}
+
+static inline int swap_xa_split_shadow(struct xarray *xa, unsigned long index,
+				       gfp_t gfp,
+				       void (*update)(struct xa_node *node))
+{
+	return 0;
+}
+
+static inline unsigned int swap_xa_entry_order(struct xa_state *xas)
+{
+	return 0;
+}
+
+static inline bool swap_xa_replace(struct xarray *xa, unsigned long index,
+				   void *expected, void *entry,
+				   void (*update)(struct xa_node *node))
+{
+	return false;
+}
+
+static inline int swap_xa_split_prepare(struct xa_state *xas,
+					struct xarray *xa, unsigned long index,
+					void *folio, gfp_t gfp,
+					void (*update)(struct xa_node *node))
+{
+	return 0;
+}
+
+static inline void swap_xa_split(struct xa_state *xas, void *folio,
+				 unsigned int order)
+{
 }
 #endif
 

@@ -27,13 +27,23 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Allocated XArray nodes (radix_tree_node slab objects), -1 if unknown. */
+static long xa_nodes(void)
+{
+	char buf[64];
+
+	if (pt_read_str("/sys/kernel/slab/radix_tree_node/objects", buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
 int main(int argc, char **argv)
 {
 	struct pt_swapstat s0, s1, s2, d;
 	struct pt_faults f0;
 	size_t mib = 256, size, off;
 	int opt, write = 0, reclaim = 0;
-	long faults, major, memfree0, memfree_min;
+	long faults, major, memfree0, memfree_min, xa0;
 	double t0, t_out, t_in;
 	char *mem;
 
@@ -69,6 +79,7 @@ int main(int argc, char **argv)
 	printf("size_mib %zu\n", mib);
 	printf("thp_before_kb %ld\n", pt_smaps_kb(mem, "AnonHugePages"));
 
+	xa0 = xa_nodes();
 	pt_swapstat_now(&s0);
 	t0 = now_ms();
 	if (reclaim) {
@@ -89,6 +100,9 @@ int main(int argc, char **argv)
 	printf("swapout_thp_split_pmd %ld\n", d.thp_split_pmd);
 	printf("swapout_pswpout %ld\n", d.pswpout);
 	printf("swapped_kb %ld\n", pt_smaps_kb(mem, "Swap"));
+	/* swap cache / shadow XArray nodes the swap-out left (slab objects) */
+	if (xa0 >= 0 && xa_nodes() >= 0)
+		printf("xa_nodes_after_swapout %ld\n", xa_nodes() - xa0);
 
 	memfree0 = pt_meminfo_kb("MemFree");
 	memfree_min = memfree0;
