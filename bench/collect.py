@@ -70,7 +70,12 @@ def load(raw):
 
 
 def values(data, cfg, wl, key):
-    return [r[key] for r in data.get(cfg, {}).get(wl, {}).values() if key in r]
+    """Values of @key over the runs; a run that failed gives no time or
+    throughput (its counts are still shown)."""
+    runs = data.get(cfg, {}).get(wl, {}).values()
+    timed = key.endswith('_ms') or key in ('ms', 'mibps', 'bogo_ops_per_s', 'bogo_ops')
+    return [r[key] for r in runs if key in r and
+            not (timed and r.get('exit_code', 0) != 0)]
 
 
 def fmt(v):
@@ -115,7 +120,7 @@ def main():
         keys = [k for k in WORKLOADS[kind]
                 if any(values(data, c, wl, k[0]) for c in CONFIGS)]
         md += [f'## {wl}', '']
-        head = ['configuration']
+        head = ['configuration', 'runs ok']
         for key, label, is_time in keys:
             head.append(label)
             if is_time:
@@ -126,7 +131,18 @@ def main():
         for c in CONFIGS:
             if c not in data:
                 continue
-            row = [f'`{c}`']
+            skipped = len(values(data, c, wl, 'skipped'))
+            codes = values(data, c, wl, 'exit_code')
+            bad = sorted({int(x) for x in codes if x != 0})
+            okn = sum(1 for x in codes if x == 0)
+            note = f'{okn}/{len(codes)}'
+            if bad:
+                note += ' (exit ' + ', '.join(
+                    {124: '124 = timed out', 143: '143 = timed out', 137: '137 = OOM-killed'}.get(b, str(b))
+                    for b in bad) + ')'
+            if skipped:
+                note += f', {skipped} not repeated after a timeout'
+            row = [f'`{c}`', note]
             for key, label, is_time in keys:
                 text, med = cell(values(data, c, wl, key))
                 row.append(text)

@@ -38,7 +38,11 @@ static bool swap_cache_mi_on __read_mostly = true;
  */
 bool swap_cache_mi_wanted(struct folio *folio)
 {
-	return folio_order(folio) == HPAGE_PMD_ORDER &&
+	/*
+	 * Anonymous folios only: shmem's swap cache paths
+	 * (shmem_replace_folio()) still walk one slot per page.
+	 */
+	return folio_order(folio) == HPAGE_PMD_ORDER && folio_test_anon(folio) &&
 	       READ_ONCE(swap_cache_mi_on);
 }
 

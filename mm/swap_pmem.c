@@ -36,6 +36,7 @@
 #include <linux/huge_mm.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/pfn_t.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -68,12 +69,15 @@ struct pmswap_pmem {
 };
 
 static struct pmswap_pmem *pmswap_pmem_devs[MAX_SWAPFILES];
+/* serialises publishing and tearing down devices against notify_failure */
+static DEFINE_MUTEX(pmswap_pmem_lock);
 static struct kobject *pmswap_pmem_kobj;
 static bool pmswap_pmem_enabled __read_mostly = true;
 
 static struct pmswap_pmem *pmswap_pmem_get(struct swap_info_struct *si)
 {
-	return READ_ONCE(pmswap_pmem_devs[si->type]);
+	/* pairs with smp_store_release() in pmswap_pmem_swapon() */
+	return smp_load_acquire(&pmswap_pmem_devs[si->type]);
 }
 
 /*
@@ -136,6 +140,8 @@ bool pmswap_pmem_write_folio(struct swap_info_struct *si, struct folio *folio)
 		return false;
 	}
 	atomic_long_add(folio_nr_pages(folio), &pd->pages_written);
+	/* as submit_bio() counts them: in sectors */
+	count_vm_events(PGPGOUT, folio_nr_pages(folio) << (PAGE_SHIFT - SECTOR_SHIFT));
 	return true;
 }
 
@@ -156,6 +162,7 @@ bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio)
 	if (!pd || READ_ONCE(pd->use_bio))
 		return false;
 	count_vm_events(PSWPIN, nr);
+	count_vm_events(PGPGIN, nr << (PAGE_SHIFT - SECTOR_SHIFT));
 	if (pmswap_pmem_copy(pd, folio, false)) {
 		atomic_long_add(nr, &pd->pages_read);
 		folio_mark_uptodate(folio);
@@ -178,24 +185,43 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 				      u64 len, int mf_flags)
 {
 	struct swap_info_struct *si = dax_holder(dax_dev);
-	struct pmswap_pmem *pd = si ? pmswap_pmem_get(si) : NULL;
+	u64 first = offset >> PAGE_SHIFT, last = (offset + len - 1) >> PAGE_SHIFT;
+	struct pmswap_pmem *pd;
+	int ret = 0;
 
-	if (!pd)
+	if (!si || !len)
 		return -EOPNOTSUPP;
+	/* swapoff frees pd only after clearing the pointer under this lock */
+	mutex_lock(&pmswap_pmem_lock);
+	pd = pmswap_pmem_get(si);
+	if (!pd || pd->dax_dev != dax_dev) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	if (mf_flags & MF_MEM_PRE_REMOVE) {
 		pr_warn("%pg: namespace is going away while in use as swap\n",
 			si->bdev);
-		return -EBUSY;
+		ret = -EBUSY;
+		goto out;
+	}
+	if (pd->bb && badblocks_set(pd->bb, offset >> SECTOR_SHIFT,
+				    DIV_ROUND_UP(len, SECTOR_SIZE), 1))
+		pr_warn("%pg: bad block list full, offset %#llx not recorded\n",
+			si->bdev, offset);
+	/*
+	 * Outside the swap area (another partition of the disk) the page may
+	 * be mapped by someone else: let the generic handler deal with it.
+	 */
+	if (first < pd->pgoff0 || last >= pd->pgoff0 + pd->max) {
+		ret = -EOPNOTSUPP;
+		goto out;
 	}
 	atomic_long_inc(&pd->poison_notices);
 	pr_warn("%pg: memory failure at offset %#llx, length %llu: swap slots %llu-%llu marked bad\n",
-		si->bdev, offset, len,
-		(offset >> PAGE_SHIFT) - pd->pgoff0,
-		((offset + len - 1) >> PAGE_SHIFT) - pd->pgoff0);
-	if (pd->bb && badblocks_set(pd->bb, offset >> SECTOR_SHIFT,
-				    DIV_ROUND_UP(len, SECTOR_SIZE), 1))
-		return -ENOSPC;
-	return 0;
+		si->bdev, offset, len, first - pd->pgoff0, last - pd->pgoff0);
+out:
+	mutex_unlock(&pmswap_pmem_lock);
+	return ret;
 }
 
 static const struct dax_holder_operations pmswap_pmem_holder_ops = {
@@ -276,12 +302,13 @@ static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
 {
 	struct swap_info_struct *si = pd->si;
 	struct swap_cluster_info *ci = READ_ONCE(si->cluster_info);
+	unsigned char *map = READ_ONCE(si->swap_map);
 	unsigned long i, nr = pd->max / HPAGE_PMD_NR;
 
 	*total = 0;
 	*free = 0;
 	*huge = 0;
-	if (!ci)
+	if (!ci || !map)
 		return;
 	for (i = 0; i < nr; i++) {
 		/* clusters are HPAGE_PMD_NR slots (SWAPFILE_CLUSTER with THP_SWAP) */
@@ -289,7 +316,7 @@ static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
 		bool bad;
 
 		spin_lock(&ci[i].lock);
-		bad = memchr(si->swap_map + base, SWAP_MAP_BAD, HPAGE_PMD_NR);
+		bad = memchr(map + base, SWAP_MAP_BAD, HPAGE_PMD_NR);
 		if (!bad) {
 			(*total)++;
 			if (ci[i].flags == CLUSTER_FLAG_FREE)
@@ -435,7 +462,8 @@ int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
 	sector_t sect0;
 	int err;
 
-	if (!si->bdev)
+	/* a swap file's slots are not the disk's pages: leave it alone */
+	if (!si->bdev || !(si->flags & SWP_BLKDEV))
 		return 0;
 	sect0 = get_start_sect(si->bdev);
 	bad = pmswap_mark_badblocks(si->bdev->bd_disk->bb, sect0, swap_map,
@@ -461,11 +489,17 @@ int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
 	kobject_init(&pd->kobj, &pmswap_pmem_ktype);
 	err = kobject_add(&pd->kobj, pmswap_pmem_kobj, "%pg", si->bdev);
 	if (err) {
+		pr_warn("%pg: no sysfs directory (%d), swapping through the block layer\n",
+			si->bdev, err);
 		fs_put_dax(pd->dax_dev, si);
 		kobject_put(&pd->kobj);
-		return err;
+		return 0;
 	}
-	WRITE_ONCE(pmswap_pmem_devs[si->type], pd);
+	mutex_lock(&pmswap_pmem_lock);
+	/* pd is fully set up before the I/O paths can see it */
+	smp_store_release(&pmswap_pmem_devs[si->type], pd);
+	mutex_unlock(&pmswap_pmem_lock);
+	kobject_uevent(&pd->kobj, KOBJ_ADD);
 	pr_info("%pg: pmem swap through DAX, %lu slots from %pa, 2 MiB aligned extents\n",
 		si->bdev, maxpages, &pd->phys0);
 	return 0;
@@ -481,9 +515,11 @@ void pmswap_pmem_swapoff(struct swap_info_struct *si)
 
 	if (!pd)
 		return;
+	mutex_lock(&pmswap_pmem_lock);
 	WRITE_ONCE(pmswap_pmem_devs[si->type], NULL);
-	kobject_del(&pd->kobj);
+	mutex_unlock(&pmswap_pmem_lock);
 	fs_put_dax(pd->dax_dev, si);
+	kobject_del(&pd->kobj);
 	kobject_put(&pd->kobj);
 }
 
