@@ -345,6 +345,44 @@ static bool huge_swap_cache_diverged(swp_entry_t entry)
 	return false;
 }
 
+/*
+ * Would reading 2 MiB take the faulting task's memcg (or an ancestor) over
+ * memory.high or memory.max? Then the whole-THP read would push 2 MiB of
+ * other memory out for what may be one 4 KiB access: under memcg pressure
+ * with scattered accesses that amplification turns into thrashing (seen
+ * in the benchmarks: 512 pages in and out per touched page). Read only
+ * the faulting page instead. A folio already in the swap cache costs no
+ * I/O and is still mapped whole.
+ */
+static bool huge_swap_memcg_tight(struct mm_struct *mm)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg, *iter;
+	bool tight = false;
+
+	if (mem_cgroup_disabled())
+		return false;
+	memcg = get_mem_cgroup_from_mm(mm);
+	rcu_read_lock();
+	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
+	     iter = parent_mem_cgroup(iter)) {
+		unsigned long want = page_counter_read(&iter->memory) +
+				     HPAGE_PMD_NR;
+
+		if (want > READ_ONCE(iter->memory.high) ||
+		    want > READ_ONCE(iter->memory.max)) {
+			tight = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	mem_cgroup_put(memcg);
+	return tight;
+#else
+	return false;
+#endif
+}
+
 /**
  * do_huge_pmd_swap_page - fault on a huge swap entry
  * @vmf: the fault; vmf->orig_pmd holds the entry
@@ -390,6 +428,8 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 	} else {
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
+			goto split_put;
+		if (huge_swap_memcg_tight(mm))
 			goto split_put;
 		/*
 		 * swap_read_folio() cannot fill a large folio from zswap, nor

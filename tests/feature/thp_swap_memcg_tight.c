@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Whole-THP swap-in only with 2 MiB of headroom in the memcg: a fault on
+ * a huge swap entry in a memcg that is within 2 MiB of memory.high reads
+ * only the faulting page (the entry is split; thp_swpin_pmd_fallback
+ * counts it), so scattered accesses under memcg pressure do not pull in
+ * and push out 2 MiB per touched page. With headroom the same region
+ * comes back as whole THPs. Data is checked both ways.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "pmswap_test.h"
+
+#define CG	"pt_memcg_tight"
+#define SIZE	(16 * PT_MIB)
+#define THPS	(SIZE / PT_PMD_SIZE)
+
+int main(void)
+{
+	long pmd0, fb0, pmd1, fb1, cur;
+	char val[32];
+	char *mem;
+
+	ksft_print_header();
+	if (!pt_swap_active())
+		ksft_exit_fail_msg("no swap device is active\n");
+	if (pt_huge_swap_mode() <= 0)
+		ksft_exit_skip("huge swap entries are not on\n");
+	if (pt_memcg_create(CG) || pt_memcg_enter(CG))
+		ksft_exit_fail_msg("cannot create and enter memcg %s\n", CG);
+	ksft_set_plan(4);
+
+	mem = pt_alloc_thp(SIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+
+	/* tight: memory.high 1 MiB above what the memcg holds after swap-out */
+	pt_fill(mem, SIZE, 21);
+	pt_pageout(mem, SIZE);
+	cur = pt_memcg_read_long(CG, "memory.current");
+	snprintf(val, sizeof(val), "%ld", cur + (long)PT_MIB);
+	pt_memcg_set(CG, "memory.high", val);
+	pmd0 = pt_vmstat("thp_swpin_pmd");
+	fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	pt_touch_read(mem, PT_PAGE_SIZE);	/* one page of the first THP */
+	pmd1 = pt_vmstat("thp_swpin_pmd");
+	fb1 = pt_vmstat("thp_swpin_pmd_fallback");
+	ksft_test_result(pmd1 == pmd0 && fb1 == fb0 + 1,
+			 "memory.high within 2 MiB: one touch reads one page, not the THP (thp_swpin_pmd +%ld, fallback +%ld)\n",
+			 pmd1 - pmd0, fb1 - fb0);
+	ksft_test_result(pt_verify(mem, SIZE, 21) == 0,
+			 "data intact after 4 KiB swap-ins under the limit\n");
+
+	/* headroom: the same region swapped out again comes back whole */
+	pt_memcg_set(CG, "memory.high", "max");
+	pt_free_thp(mem, SIZE);
+	mem = pt_alloc_thp(SIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(mem, SIZE, 22);
+	pt_pageout(mem, SIZE);
+	pmd0 = pt_vmstat("thp_swpin_pmd");
+	pt_touch_read(mem, SIZE);
+	pmd1 = pt_vmstat("thp_swpin_pmd");
+	ksft_test_result(pmd1 - pmd0 == (long)THPS,
+			 "with headroom: %ld of %lu THPs swapped in whole\n",
+			 pmd1 - pmd0, THPS);
+	ksft_test_result(pt_verify(mem, SIZE, 22) == 0, "data intact\n");
+	pt_free_thp(mem, SIZE);
+	pt_memcg_destroy(CG);
+	ksft_finished();
+}
