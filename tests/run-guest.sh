@@ -51,7 +51,10 @@ rm -f "$nvimg" "$console" "$out"
 nvsize=$((nvmib * 1024 * 1024 + 128 * 1024))
 truncate -s $nvsize "$nvimg"
 
-cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel pmswap.suite=$suite pmswap.swap=$swap $extra"
+# rootfstype=ramfs: the initramfs (test programs, selftests, libraries) is
+# not swappable, so swap counts seen by the tests are their own, not the
+# rootfs being pushed out under pressure.
+cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel rootfstype=ramfs pmswap.suite=$suite pmswap.swap=$swap $extra"
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
       -m "$mem,slots=2,maxmem=8G"
       -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"

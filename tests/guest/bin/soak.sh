@@ -84,6 +84,7 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 	fi
 	junk $knob
 	junk /sys/kernel/mm/pmswap/pmem/enabled
+	junk /sys/kernel/mm/pmswap/swap_cache_multi_index
 	junk "$iodir/io"
 	now=$(cut -d. -f1 /proc/uptime)
 	if [ "$poisoned" = none ] && [ "$now" -ge "$poison_at" ]; then
