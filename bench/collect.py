@@ -185,11 +185,13 @@ def main():
             f.write(f'{c} ' + ' '.join(r) + '\n')
     plots = []
     gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plots.gp')
-    try:
-        subprocess.run(['gnuplot', '-e', f"dir='{out}'", gp], check=True)
-        plots = ['rt256.png', 'press.png', 'skew.png']
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f'collect: no plots ({e})', file=sys.stderr)
+    for which in ('rt256', 'press', 'skew'):
+        try:
+            subprocess.run(['gnuplot', '-e', f"dir='{out}'; which='{which}'", gp],
+                           check=True)
+            plots.append(f'{which}.png')
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f'collect: no {which} plot ({e})', file=sys.stderr)
     if plots:
         md += ['## Plots', '']
         md += [f'![{p}]({p})' for p in plots]
