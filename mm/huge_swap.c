@@ -582,21 +582,14 @@ split:
 static ssize_t huge_swap_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(huge_swap_on));
+	return pmswap_show_bool(&huge_swap_on, buf);
 }
 
 static ssize_t huge_swap_store(struct kobject *kobj,
 			       struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	bool on;
-	int err;
-
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	WRITE_ONCE(huge_swap_on, on);
-	return count;
+	return pmswap_store_bool(&huge_swap_on, buf, count);
 }
 
 static struct kobj_attribute huge_swap_attr = __ATTR_RW(huge_swap);

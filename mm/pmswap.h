@@ -16,6 +16,9 @@ struct swap_info_struct;
 /* /sys/kernel/mm/pmswap; NULL if it could not be created. */
 extern struct kobject *pmswap_kobj;
 
+ssize_t pmswap_show_bool(const bool *knob, char *buf);
+ssize_t pmswap_store_bool(bool *knob, const char *buf, size_t count);
+
 #ifdef CONFIG_PMSWAP_PMEM
 int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
 		       unsigned long maxpages);

@@ -236,21 +236,14 @@ static ssize_t swap_cache_multi_index_show(struct kobject *kobj,
 					   struct kobj_attribute *attr,
 					   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(swap_cache_mi_on));
+	return pmswap_show_bool(&swap_cache_mi_on, buf);
 }
 
 static ssize_t swap_cache_multi_index_store(struct kobject *kobj,
 					    struct kobj_attribute *attr,
 					    const char *buf, size_t count)
 {
-	bool on;
-	int err;
-
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	WRITE_ONCE(swap_cache_mi_on, on);
-	return count;
+	return pmswap_store_bool(&swap_cache_mi_on, buf, count);
 }
 
 static struct kobj_attribute swap_cache_multi_index_attr =

@@ -526,20 +526,13 @@ void pmswap_pmem_swapoff(struct swap_info_struct *si)
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(pmswap_pmem_enabled));
+	return pmswap_show_bool(&pmswap_pmem_enabled, buf);
 }
 
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	bool on;
-	int err;
-
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	WRITE_ONCE(pmswap_pmem_enabled, on);
-	return count;
+	return pmswap_store_bool(&pmswap_pmem_enabled, buf, count);
 }
 
 static struct kobj_attribute enabled_attr = __ATTR_RW_MODE(enabled, 0600);
