@@ -11,16 +11,22 @@ import sys
 from collections import defaultdict
 
 CONFIGS = ['stock-pmem', 'stock-zram', 'stock-tiering',
-           'pmswap', 'pmswap-hugeoff', 'pmswap-bio']
+           'pmswap', 'pmswap-hugeoff', 'pmswap-bio', 'pmswap-read',
+           'pmswap-always']
 BASE = 'stock-pmem'
 DESC = {
     'stock-pmem': 'stock 6.12, swap on /dev/pmem0 (block layer)',
     'stock-zram': 'stock 6.12, swap on zram (lzo)',
     'stock-tiering': 'stock 6.12, pmem as CPU-less NUMA node (dax_kmem), '
                      'demotion on, numa_balancing=2, no swap',
-    'pmswap': 'pmswap, huge swap entries on, pmem I/O through DAX',
+    'pmswap': 'pmswap, huge swap entries on, pmem I/O through DAX, '
+              'copies back to DRAM (map in place: never)',
     'pmswap-hugeoff': 'pmswap, huge swap entries off, pmem I/O through DAX',
     'pmswap-bio': 'pmswap, huge swap entries on, pmem I/O through bios',
+    'pmswap-read': 'pmswap, huge swap entries on, map in place: read '
+                   '(read-only in place, first write promotes)',
+    'pmswap-always': 'pmswap, huge swap entries on, map in place: always '
+                     '(writable in place)',
 }
 # (key, label, is_time): times are compared as ratios to stock-pmem
 WORKLOADS = {
@@ -30,6 +36,8 @@ WORKLOADS = {
            ('swapin_faults', 'faults', False),
            ('d_pswpin', 'pages swapped in', False),
            ('dax_pages_read', 'DAX pages read', False),
+           ('d_pmswap_inplace_map', 'mapped in place', False),
+           ('d_pmswap_inplace_promote', 'promotions', False),
            ('thp_after_kb', 'THP after (kB)', False),
            ('swapped_kb', 'swapped (kB)', False),
            ('verify_bad_pages', 'bad pages', False)],
@@ -38,6 +46,7 @@ WORKLOADS = {
               ('major_faults', 'major faults', False),
               ('d_pswpin', 'pswpin', False),
               ('d_pswpout', 'pswpout', False),
+              ('d_pmswap_inplace_map', 'mapped in place', False),
               ('d_pgdemote_direct', 'demoted (direct)', False),
               ('d_pgdemote_kswapd', 'demoted (kswapd)', False),
               ('memcg_oom_kill', 'OOM kills', False),
@@ -47,6 +56,8 @@ WORKLOADS = {
              ('d_pswpin', 'pswpin', False),
              ('d_pgpromote_success', 'promoted', False),
              ('d_numa_hint_faults', 'hint faults', False),
+             ('d_pmswap_inplace_map', 'mapped in place', False),
+             ('d_pmswap_inplace_promote', 'promotions', False),
              ('memcg_oom_kill', 'OOM kills', False),
              ('bad_pages', 'bad pages', False)],
 }

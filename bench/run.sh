@@ -12,7 +12,7 @@ repo=$1 build=$2 quick=$3 runs=$4 out=$5
 stock=$build/obj-stock/arch/x86/boot/bzImage
 pmswap=$build/obj-pmswap/arch/x86/boot/bzImage
 initrd=$build/initramfs.cpio
-configs=(stock-pmem stock-zram stock-tiering pmswap pmswap-hugeoff pmswap-bio)
+configs=(stock-pmem stock-zram stock-tiering pmswap pmswap-hugeoff pmswap-bio pmswap-read pmswap-always)
 mem=1536M nvmib=2048 tmo=3600
 [ "$quick" = 1 ] && tmo=900
 

@@ -39,25 +39,6 @@
 
 static bool huge_swap_on __read_mostly = true;
 
-/*
- * x86-64 keeps the exclusive marker of a swap entry in _PAGE_SWP_EXCLUSIVE;
- * PMD and PTE entries share the layout.
- */
-static inline pmd_t pmd_swp_mkexclusive(pmd_t pmd)
-{
-	return __pmd(pmd_val(pmd) | _PAGE_SWP_EXCLUSIVE);
-}
-
-static inline bool pmd_swp_exclusive(pmd_t pmd)
-{
-	return pmd_val(pmd) & _PAGE_SWP_EXCLUSIVE;
-}
-
-static inline pmd_t pmd_swp_clear_exclusive(pmd_t pmd)
-{
-	return __pmd(pmd_val(pmd) & ~_PAGE_SWP_EXCLUSIVE);
-}
-
 static void huge_swap_add_mmlist(struct mm_struct *mm, struct mm_struct *near)
 {
 	if (likely(!list_empty(&mm->mmlist)))
@@ -354,7 +335,7 @@ static bool huge_swap_cache_diverged(swp_entry_t entry)
  * the faulting page instead. A folio already in the swap cache costs no
  * I/O and is still mapped whole.
  */
-static bool huge_swap_memcg_tight(struct mm_struct *mm)
+bool huge_swap_memcg_tight(struct mm_struct *mm)
 {
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg, *iter;
@@ -426,6 +407,11 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 			goto split_put;
 		}
 	} else {
+		/* On pmem the extent may simply be mapped where it is. */
+		if (pmswap_inplace_try_map(vmf, si)) {
+			put_swap_device(si);
+			return 0;
+		}
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;

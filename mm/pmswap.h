@@ -7,11 +7,47 @@
 #ifndef _MM_PMSWAP_H
 #define _MM_PMSWAP_H
 
+#include <linux/pgtable.h>
 #include <linux/types.h>
 
 struct folio;
 struct kobject;
+struct mm_struct;
 struct swap_info_struct;
+struct vm_fault;
+
+#ifdef CONFIG_PMSWAP_HUGE_SWAP
+/*
+ * x86-64 keeps the exclusive marker of a swap entry in _PAGE_SWP_EXCLUSIVE;
+ * PMD and PTE entries share the layout.
+ */
+static inline pmd_t pmd_swp_mkexclusive(pmd_t pmd)
+{
+	return __pmd(pmd_val(pmd) | _PAGE_SWP_EXCLUSIVE);
+}
+
+static inline bool pmd_swp_exclusive(pmd_t pmd)
+{
+	return pmd_val(pmd) & _PAGE_SWP_EXCLUSIVE;
+}
+
+static inline pmd_t pmd_swp_clear_exclusive(pmd_t pmd)
+{
+	return __pmd(pmd_val(pmd) & ~_PAGE_SWP_EXCLUSIVE);
+}
+
+bool huge_swap_memcg_tight(struct mm_struct *mm);
+#endif
+
+#ifdef CONFIG_PMSWAP_INPLACE
+bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
+#else
+static inline bool pmswap_inplace_try_map(struct vm_fault *vmf,
+					  struct swap_info_struct *si)
+{
+	return false;
+}
+#endif
 
 /* /sys/kernel/mm/pmswap; NULL if it could not be created. */
 extern struct kobject *pmswap_kobj;

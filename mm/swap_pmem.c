@@ -47,38 +47,14 @@
 
 #include "pmswap.h"
 #include "swap.h"
+#include "swap_pmem.h"
 
-struct pmswap_pmem {
-	struct kobject kobj;
-	struct swap_info_struct *si;
-	struct dax_device *dax_dev;
-	struct badblocks *bb;
-	/* DAX page offset and physical address of swap slot 0 */
-	pgoff_t pgoff0;
-	phys_addr_t phys0;
-	/* first disk sector of the swap area (non-zero on a partition) */
-	sector_t sect0;
-	unsigned long max;
-	unsigned long bad_pages;
-	bool use_bio;
-	atomic_long_t pages_written;
-	atomic_long_t pages_read;
-	atomic_long_t read_errors;
-	atomic_long_t write_fallbacks;
-	atomic_long_t poison_notices;
-};
-
-static struct pmswap_pmem *pmswap_pmem_devs[MAX_SWAPFILES];
+struct pmswap_pmem *pmswap_pmem_devs[MAX_SWAPFILES];
+BLOCKING_NOTIFIER_HEAD(pmswap_pmem_failure_chain);
 /* serialises publishing and tearing down devices against notify_failure */
-static DEFINE_MUTEX(pmswap_pmem_lock);
+DEFINE_MUTEX(pmswap_pmem_lock);
 static struct kobject *pmswap_pmem_kobj;
 static bool pmswap_pmem_enabled __read_mostly = true;
-
-static struct pmswap_pmem *pmswap_pmem_get(struct swap_info_struct *si)
-{
-	/* pairs with smp_store_release() in pmswap_pmem_swapon() */
-	return smp_load_acquire(&pmswap_pmem_devs[si->type]);
-}
 
 /*
  * Copy @folio to or from its swap slots through the DAX mapping. Returns
@@ -176,6 +152,25 @@ bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio)
 	return true;
 }
 
+/**
+ * pmswap_pmem_range_bad - does a range of swap slots hold a known bad block?
+ * @pd: the device
+ * @offset: first swap slot
+ * @nr: number of slots
+ */
+bool pmswap_pmem_range_bad(struct pmswap_pmem *pd, unsigned long offset,
+			   unsigned long nr)
+{
+	const int spp = PAGE_SIZE >> SECTOR_SHIFT;
+	sector_t first;
+	int len;
+
+	if (!pd->bb || !READ_ONCE(pd->bb->count))
+		return false;
+	return badblocks_check(pd->bb, pd->sect0 + offset * spp, nr * spp,
+			       &first, &len) != 0;
+}
+
 /*
  * Memory failure on a page of the namespace (a machine check, or
  * hwpoison-inject): record it in the disk's bad block list, which
@@ -186,6 +181,7 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 {
 	struct swap_info_struct *si = dax_holder(dax_dev);
 	u64 first = offset >> PAGE_SHIFT, last = (offset + len - 1) >> PAGE_SHIFT;
+	struct pmswap_pmem_failure f;
 	struct pmswap_pmem *pd;
 	int ret = 0;
 
@@ -219,6 +215,11 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 	atomic_long_inc(&pd->poison_notices);
 	pr_warn("%pg: memory failure at offset %#llx, length %llu: swap slots %llu-%llu marked bad\n",
 		si->bdev, offset, len, first - pd->pgoff0, last - pd->pgoff0);
+	/* map in place: no mapping of those slots may stay */
+	f.si = si;
+	f.first = first - pd->pgoff0;
+	f.last = last - pd->pgoff0;
+	blocking_notifier_call_chain(&pmswap_pmem_failure_chain, 0, &f);
 out:
 	mutex_unlock(&pmswap_pmem_lock);
 	return ret;

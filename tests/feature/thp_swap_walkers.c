@@ -40,6 +40,8 @@
 #define SEED	42
 
 static int huge;	/* huge swap entries expected */
+/* map-in-place policy: 0 never (or no pmem), 1 read, 2 always */
+static int inplace;
 
 /* A swapped-out THP region, verified to be in the expected form. */
 static char *swapped_region(size_t size, uint64_t seed)
@@ -169,7 +171,12 @@ CASE(case_mprotect_whole)
 	pt_fill(mem, SIZE, SEED + 1);
 	if (pt_verify(mem, SIZE, SEED + 1))
 		FAIL("writes after mprotect lost\n");
-	if (huge && pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
+	/* policy "always": the writes went to the pmem, mapped in place */
+	if (huge && inplace == 2 &&
+	    pt_smaps_kb(mem, "PmswapInPlace") != (long)(SIZE >> 10))
+		FAIL("not in place after writes (policy always)\n");
+	if (huge && inplace != 2 &&
+	    pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
 		FAIL("not THP after swap-in\n");
 	pt_free_thp(mem, SIZE);
 	return 0;
@@ -262,8 +269,11 @@ CASE(case_willneed)
 		FAIL("MADV_WILLNEED: %s\n", strerror(errno));
 	if (pt_verify(mem, SIZE, SEED))
 		FAIL("data changed\n");
-	if (huge && pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
+	if (huge && !inplace &&
+	    pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
 		FAIL("not THP after the read\n");
+	if (inplace && pt_smaps_kb(mem, "PmswapInPlace") != (long)(SIZE >> 10))
+		FAIL("not mapped in place after the read\n");
 	pt_free_thp(mem, SIZE);
 	return 0;
 }
@@ -468,7 +478,9 @@ static int child_touches_one_page(void *arg)
 CASE(case_diverged)
 {
 	long fb0 = pt_vmstat("thp_swpin_pmd_fallback");
-	long in0 = pt_vmstat("thp_swpin_pmd");
+	/* the whole THP comes back by copy, or mapped in place */
+	const char *whole = inplace ? "pmswap_inplace_map" : "thp_swpin_pmd";
+	long in0 = pt_vmstat(whole);
 	uint64_t want;
 	int rc;
 
@@ -492,10 +504,10 @@ CASE(case_diverged)
 	if (pt_verify(fork_mem, SIZE, SEED))
 		FAIL("parent data changed\n");
 	if (huge && (pt_vmstat("thp_swpin_pmd_fallback") - fb0 != 1 ||
-		     pt_vmstat("thp_swpin_pmd") - in0 != 1))
-		FAIL("expected 1 fallback and 1 whole swap-in, got %ld and %ld\n",
-		     pt_vmstat("thp_swpin_pmd_fallback") - fb0,
-		     pt_vmstat("thp_swpin_pmd") - in0);
+		     pt_vmstat(whole) - in0 != 1))
+		FAIL("expected 1 fallback and 1 whole swap-in (%s), got %ld and %ld\n",
+		     whole, pt_vmstat("thp_swpin_pmd_fallback") - fb0,
+		     pt_vmstat(whole) - in0);
 	pt_free_thp(fork_mem, SIZE);
 	return 0;
 }
@@ -535,14 +547,18 @@ int main(void)
 		ksft_exit_fail_msg("no swap device is active\n");
 	mode = pt_huge_swap_mode();
 	huge = mode > 0;
-	ksft_print_msg("huge swap entries: %s\n",
-		       mode < 0 ? "not in this kernel" : huge ? "on" : "off");
+	inplace = huge ? pt_inplace_policy() : 0;
+	if (inplace < 0)
+		inplace = 0;
+	ksft_print_msg("huge swap entries: %s, map in place: %s\n",
+		       mode < 0 ? "not in this kernel" : huge ? "on" : "off",
+		       inplace ? "on" : "off");
 	ksft_set_plan(ARRAY_SIZE(cases));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int ret = cases[i].fn();
 
 		ksft_test_result(ret == 0, "%s (%s entries)\n", cases[i].name,
-				 huge ? "huge" : "PTE");
+				 !huge ? "PTE" : inplace ? "huge, in place" : "huge");
 	}
 	ksft_finished();
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,4 +480,21 @@ int pt_huge_swap_set(int on)
 	if (old < 0 || pt_write_str(PT_HUGE_SWAP_KNOB, on ? "1" : "0"))
 		return -1;
 	return old;
+}
+
+int pt_inplace_policy(void)
+{
+	static const char * const names[] = { "[never]", "[read]", "[always]" };
+	char buf[128];
+	glob_t g;
+	int i, ret = -1;
+
+	if (glob("/sys/kernel/mm/pmswap/pmem/*/inplace", 0, NULL, &g))
+		return -1;
+	if (g.gl_pathc && !pt_read_str(g.gl_pathv[0], buf, sizeof(buf)))
+		for (i = 0; i < 3; i++)
+			if (strstr(buf, names[i]))
+				ret = i;
+	globfree(&g);
+	return ret;
 }

@@ -113,4 +113,10 @@ int pt_huge_swap_mode(void);
 /* Set the knob; returns the previous value, or -1. */
 int pt_huge_swap_set(int on);
 
+/*
+ * Map-in-place policy of the (first) pmem swap device: 0 never, 1 read,
+ * 2 always; -1 when swap is not on a pmem device with map in place.
+ */
+int pt_inplace_policy(void);
+
 #endif /* PMSWAP_TEST_H */

@@ -593,6 +593,12 @@ struct devstat {
 	bool dax;
 	char io[16];
 	long v[9];
+	char inplace[16];	/* map-in-place policy, "" if none */
+	long ip[4];
+};
+
+static const char *const inplace_keys[4] = {
+	"mapped_now", "maps", "promotions", "copy_avoided_bytes",
 };
 
 static const char *const stat_keys[9] = {
@@ -604,8 +610,25 @@ static const char *const stat_keys[9] = {
 static const char *const vm_keys[] = {
 	"thp_swpout", "thp_swpout_pmd", "thp_swpout_pmd_fallback",
 	"thp_swpout_fallback", "thp_swpin_pmd", "thp_swpin_pmd_fallback",
-	"thp_split_swap_pmd", "pswpin", "pswpout",
+	"thp_split_swap_pmd", "pswpin", "pswpout", "pmswap_inplace_map",
+	"pmswap_inplace_unmap", "pmswap_inplace_promote",
 };
+
+/* "never [read] always" -> "read" */
+static void read_policy(const char *path, char *out, size_t len)
+{
+	char buf[64], *a, *b;
+
+	out[0] = 0;
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	a = strchr(buf, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (a && b && (size_t)(b - a - 1) < len) {
+		memcpy(out, a + 1, b - a - 1);
+		out[b - a - 1] = 0;
+	}
+}
 
 static int cmd_status(struct ndctl_ctx *ctx, bool json)
 {
@@ -635,6 +658,11 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats", blk);
 		for (j = 0; j < 9; j++)
 			d[n].v[j] = d[n].dax ? kv_get(path, stat_keys[j]) : -1;
+		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace", blk);
+		read_policy(path, d[n].inplace, sizeof(d[n].inplace));
+		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace_stats", blk);
+		for (j = 0; j < 4; j++)
+			d[n].ip[j] = d[n].inplace[0] ? kv_get(path, inplace_keys[j]) : -1;
 		n++;
 	}
 
@@ -650,6 +678,14 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 				for (j = 0; j < 9; j++)
 					printf(",%s\"%s\": %ld", j % 3 ? " " : "\n     ",
 					       stat_keys[j], d[i].v[j]);
+			if (d[i].inplace[0]) {
+				printf(",\n     \"inplace\": \"%s\"", d[i].inplace);
+				for (j = 0; j < 4; j++)
+					printf(", \"inplace_%s\": %ld", inplace_keys[j],
+					       d[i].ip[j]);
+			} else if (d[i].dax) {
+				printf(",\n     \"inplace\": null");
+			}
 			printf("}");
 		}
 		printf("%s],\n  \"counters\": {", n ? "\n  " : "");
@@ -682,6 +718,11 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		       d[i].v[3], d[i].v[4], d[i].v[5], d[i].v[6]);
 		printf("  poison: %ld memory-failure notices, %ld bad pages kept out at swapon\n",
 		       d[i].v[7], d[i].v[8]);
+		if (!d[i].inplace[0])
+			continue;
+		printf("  map in place: policy %s; %ld MiB mapped in place now, %ld maps, %ld promotions to DRAM, %ld MiB of copies avoided\n",
+		       d[i].inplace, d[i].ip[0] * 2, d[i].ip[1], d[i].ip[2],
+		       d[i].ip[3] >> 20);
 	}
 	printf("counters:");
 	for (k = 0; k < sizeof(vm_keys) / sizeof(vm_keys[0]); k++) {

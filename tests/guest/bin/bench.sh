@@ -7,7 +7,8 @@
 # that bench/collect.py turns into tables and plots.
 #
 # CONFIG: stock-pmem, stock-zram, stock-tiering (stock kernel);
-#         pmswap, pmswap-hugeoff, pmswap-bio (pmswap kernel).
+#         pmswap, pmswap-hugeoff, pmswap-bio (copies to DRAM),
+#         pmswap-read, pmswap-always (map in place) (pmswap kernel).
 # Without arguments they come from the kernel command line
 # (pmswap.bench=CONFIG pmswap.runs=N pmswap.quick=0|1).
 set -u
@@ -25,7 +26,7 @@ done
 [ -n "$cfg" ] || { echo "bench.sh: no configuration given" >&2; exit 2; }
 P=/pmswap/bin
 vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
-VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_success thp_split_pmd thp_swpout thp_swpout_pmd thp_swpin_pmd numa_hint_faults"
+VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_success thp_split_pmd thp_swpout thp_swpout_pmd thp_swpin_pmd numa_hint_faults pmswap_inplace_map pmswap_inplace_promote"
 snap() { for k in $VMKEYS; do echo "$k $(vm $k)"; done; }
 dax_stat() {  # dax_stat KEY: pmswap DAX counter of the pmem swap device, 0 if none
 	d=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
@@ -106,14 +107,20 @@ echo always > /sys/kernel/mm/transparent_hugepage/enabled
 echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
 case $cfg in
-stock-pmem|pmswap|pmswap-hugeoff|pmswap-bio)
+stock-pmem|pmswap|pmswap-hugeoff|pmswap-bio|pmswap-read|pmswap-always)
 	ndctl create-namespace -r region0 -m fsdax --align 2M -n bench >/dev/null &&
 		mkswap /dev/pmem0 >/dev/null && swapon /dev/pmem0 || echo "# setup failed"
+	ip=/sys/kernel/mm/pmswap/pmem/pmem0/inplace
 	case $cfg in
-	pmswap) echo 1 > /sys/kernel/mm/pmswap/huge_swap ;;
-	pmswap-hugeoff) echo 0 > /sys/kernel/mm/pmswap/huge_swap ;;
+	pmswap) echo 1 > /sys/kernel/mm/pmswap/huge_swap
+		[ -f $ip ] && echo never > $ip ;;
+	pmswap-hugeoff) echo 0 > /sys/kernel/mm/pmswap/huge_swap
+		[ -f $ip ] && echo never > $ip ;;
 	pmswap-bio) echo 1 > /sys/kernel/mm/pmswap/huge_swap
+		[ -f $ip ] && echo never > $ip
 		echo bio > /sys/kernel/mm/pmswap/pmem/pmem0/io ;;
+	pmswap-read|pmswap-always) echo 1 > /sys/kernel/mm/pmswap/huge_swap
+		echo "${cfg#pmswap-}" > $ip || echo "# setup failed: no map in place" ;;
 	esac
 	;;
 stock-zram)

@@ -29,6 +29,10 @@ else
 	modes=stock
 	echo "   (stock kernel: no huge swap entries)"
 fi
+# sections 1 and 1b copy back to DRAM; 1c shows map in place
+for f in /sys/kernel/mm/pmswap/pmem/*/inplace; do
+	[ -e "$f" ] && echo never > "$f"
+done
 for m in $modes; do
 	[ "$m" != stock ] && echo "$m" > $KNOB
 	snap > /tmp/b1.$m
@@ -73,6 +77,31 @@ if [ -n "$DIR" ]; then
 			"$(awk '$1 == "swapin_ms" { print $2 }' /tmp/io.$io)"
 	done
 	echo dax > $DIR/io
+	if [ -f "$DIR/inplace" ]; then
+		echo
+		echo "== 1c. map in place: the same round trip under each policy of $DIR/inplace"
+		echo "   (read = one read per 4 KiB; write = one write per 4 KiB)"
+		printf "  %-8s %-6s %8s %10s %12s %12s %11s %9s %6s\n" policy access faults "copied(MiB)" "in place" promotions "THP(MiB)" "ms(TCG)" bad
+		for pol in never read always; do
+			echo $pol > $DIR/inplace
+			for acc in read write; do
+				r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+				m0=$(vm pmswap_inplace_map)
+				p0=$(vm pmswap_inplace_promote)
+				if [ $acc = write ]; then roundtrip -s "$MIB" -w > /tmp/ip; else roundtrip -s "$MIB" > /tmp/ip; fi
+				r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+				printf "  %-8s %-6s %8s %10d %12d %12d %11d %9s %6s\n" $pol $acc \
+					"$(awk '$1 == "swapin_faults" { print $2 }' /tmp/ip)" \
+					$(((r1 - r0) / 256)) $(($(vm pmswap_inplace_map) - m0)) \
+					$(($(vm pmswap_inplace_promote) - p0)) \
+					$(($(awk '$1 == "thp_after_kb" { print $2 }' /tmp/ip) / 1024)) \
+					"$(awk '$1 == "swapin_ms" { print $2 }' /tmp/ip)" \
+					"$(awk '$1 == "verify_bad_pages" { print $2 }' /tmp/ip)"
+			done
+		done
+		echo read > $DIR/inplace
+		echo "   in place = THPs mapped from pmem (no DRAM, no copy); THP(MiB) = back in DRAM as THPs"
+	fi
 fi
 echo
 echo "== 2. memory pressure: stress-ng vm, 2 x 192 MiB with --verify in a 192 MiB memcg"

@@ -8,6 +8,8 @@
 #  - swapoff/swapon cycles of the swap device under that load;
 #  - the huge_swap switch flipped under load (when the kernel has it);
 #  - the pmem device's io path flipped between dax and bio under load;
+#  - its map-in-place policy cycled through never, read and always, with
+#    the promotion scanner every 200 ms;
 #  - junk written into every pmswap knob: each write must be refused and
 #    change nothing;
 #  - once, in the middle: a memory error on the pmem page behind a
@@ -40,6 +42,8 @@ p2=$!
 
 cycles=0 cycle_fail=0 flips=0 reclaims=0 ioflips=0 junk=0 junk_taken=0
 iodir=/sys/kernel/mm/pmswap/pmem/${dev#/dev/}
+[ -f /sys/kernel/mm/pmswap/inplace/promote_interval_ms ] &&
+	echo 200 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
 poisoned=none poison_at=$(( t0 + D / 2 ))
 # restore_limit CGROUP: after a swapoff cycle the group holds its whole
 # working set again; push it back under the limit with memory.reclaim
@@ -82,7 +86,15 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 		[ $((ioflips % 2)) = 0 ] && echo bio > "$iodir/io" || echo dax > "$iodir/io"
 		ioflips=$((ioflips + 1))
 	fi
+	if [ -f "$iodir/inplace" ]; then
+		# map in place: cycle never, read, always under the load
+		set -- never read always
+		shift $((flips % 3))
+		echo "$1" > "$iodir/inplace"
+	fi
 	junk $knob
+	junk "$iodir/inplace"
+	junk /sys/kernel/mm/pmswap/inplace/default_policy
 	junk /sys/kernel/mm/pmswap/pmem/enabled
 	junk /sys/kernel/mm/pmswap/swap_cache_multi_index
 	junk "$iodir/io"
@@ -115,6 +127,10 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 done
 [ -f $knob ] && echo 1 > $knob
 [ -f "$iodir/io" ] && echo dax > "$iodir/io"
+[ -f "$iodir/inplace" ] && echo read > "$iodir/inplace"
+[ -f /sys/kernel/mm/pmswap/inplace/promote_interval_ms ] &&
+	echo 1000 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
+echo "# map in place: $(vm pmswap_inplace_map) maps, $(vm pmswap_inplace_unmap) reverts, $(vm pmswap_inplace_promote) promotions"
 wait $p1
 r1=$?
 wait $p2

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmswap map in place: a fault on a huge swap entry whose slots are a 2 MiB
+ * extent of a pmem swap device maps that extent into the process with one
+ * PMD, instead of allocating a THP and copying 2 MiB back into DRAM.
+ *
+ * Representation. An in-place mapping is a present, special, huge PMD in
+ * an anonymous VMA pointing at the pmem pages of the extent. It is a view
+ * of the huge swap entry it replaced and keeps everything that entry held:
+ * the 512 swap counts, the swap cgroup charge, MM_SWAPENTS and the
+ * deposited page table. No struct page of the pmem is touched: no
+ * refcount, no mapcount, no rmap, no LRU; the PMD is special, so
+ * vm_normal_page_pmd() and GUP-fast ignore it. The swap entry can always
+ * be rebuilt from the PMD: pfn - first pfn of the swap area = slot.
+ *
+ * Whoever needs more than a read access through the page table - a page
+ * table walker, fork, split, swapoff, a write fault under the "read"
+ * policy, GUP - first turns the mapping back into the huge swap entry
+ * ("revert", no I/O, a TLB flush), and then finds the case it already
+ * handles. A fault on a present in-place PMD promotes: the entry is
+ * reverted and faulted back into DRAM as a THP.
+ *
+ * Policies, per device: "never" copies to DRAM as before; "read" maps
+ * read-only, the first write promotes; "always" maps writable when the
+ * entry is exclusive (one owner), so writes land on the pmem. While an
+ * extent is mapped writable, swap readahead may not read its slots into
+ * the swap cache, as that copy would go stale.
+ *
+ * Hot extents are promoted by a scanner: every promote_interval_ms it
+ * walks the mms that use swap, clears the accessed bit of each in-place
+ * PMD, and promotes an extent found accessed promote_threshold scans in a
+ * row, at most promote_rate_mb MiB per second, and only while free DRAM
+ * is above the reserves and the owner's memcg has headroom.
+ *
+ * Copyright (C) 2026 pmswap developers
+ */
+
+#define pr_fmt(fmt) "pmswap: " fmt
+
+#include <linux/hugetlb.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/notifier.h>
+#include <linux/pagewalk.h>
+#include <linux/pgtable.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swap_cgroup.h>
+#include <linux/swapops.h>
+#include <linux/sysfs.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
+#include <linux/zswap.h>
+#include <asm/tlbflush.h>
+
+#include "internal.h"
+#include "pmswap.h"
+#include "swap.h"
+#include "swap_pmem.h"
+
+enum {
+	INPLACE_NEVER,
+	INPLACE_READ,
+	INPLACE_ALWAYS,
+};
+
+static const char * const inplace_policy_names[] = {
+	[INPLACE_NEVER] = "never",
+	[INPLACE_READ] = "read",
+	[INPLACE_ALWAYS] = "always",
+};
+
+struct inplace_dev {
+	struct pmswap_pmem *pd;
+	int type;
+	/* pfn of swap slot 0 and number of slots */
+	unsigned long pfn0, max;
+	int policy;
+	atomic_long_t now;
+	atomic_long_t maps;
+	atomic_long_t promotions;
+	unsigned long nr_extents;
+	/* extents mapped writable in place */
+	unsigned long *rw;
+	/* extents whose next fault copies to DRAM */
+	unsigned long *promote;
+	/* scans in a row that found the extent accessed */
+	u8 *heat;
+	struct attribute_group group;
+};
+
+static struct inplace_dev *inplace_devs[MAX_SWAPFILES];
+static atomic_long_t inplace_pages = ATOMIC_LONG_INIT(0);
+
+/* policy of devices at swapon */
+static int default_policy __read_mostly = INPLACE_READ;
+static unsigned int promote_interval_ms __read_mostly = 1000;
+static unsigned int promote_threshold __read_mostly = 3;
+static unsigned int promote_rate_mb __read_mostly = 64;
+
+static void inplace_scan_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(inplace_scan_work, inplace_scan_fn);
+
+static struct inplace_dev *inplace_dev_of(struct swap_info_struct *si)
+{
+	/* pairs with smp_store_release() in pmswap_inplace_swapon() */
+	return smp_load_acquire(&inplace_devs[si->type]);
+}
+
+/*
+ * The device whose swap area holds @pfn. Called for a PMD that maps
+ * @pfn in place: swapoff reverts every such PMD before the device goes,
+ * so the device is there.
+ */
+static struct inplace_dev *inplace_dev_of_pfn(unsigned long pfn)
+{
+	int i;
+
+	for (i = 0; i < MAX_SWAPFILES; i++) {
+		/* pairs with smp_store_release() in pmswap_inplace_swapon() */
+		struct inplace_dev *d = smp_load_acquire(&inplace_devs[i]);
+
+		if (d && pfn >= d->pfn0 && pfn < d->pfn0 + d->max)
+			return d;
+	}
+	return NULL;
+}
+
+static unsigned long inplace_extent(struct inplace_dev *d, unsigned long pfn)
+{
+	return (pfn - d->pfn0) / HPAGE_PMD_NR;
+}
+
+/*
+ * memory.stat "pmswap_inplace": charged to the memcg that owns the slots
+ * (their swap cgroup record), which stays the same from map to revert.
+ */
+static void inplace_account(swp_entry_t entry, int nr)
+{
+	struct mem_cgroup *memcg;
+
+	atomic_long_add(nr, &inplace_pages);
+	if (mem_cgroup_disabled())
+		return;
+	rcu_read_lock();
+	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(entry));
+	if (memcg)
+		mod_memcg_state(memcg, MEMCG_PMSWAP_INPLACE, nr);
+	rcu_read_unlock();
+}
+
+/**
+ * pmswap_inplace_revert_locked - turn an in-place PMD back into its swap entry
+ * @vma: the anonymous VMA
+ * @addr: an address in the 2 MiB the PMD maps, or 0 if not known (then the
+ *	  whole mm's TLB is flushed)
+ * @pmd: the PMD, locked, holding an in-place mapping
+ * @promote: make the next fault on the extent copy it into DRAM
+ *
+ * No I/O: the data is in the swap slots already. Return: the new PMD.
+ */
+pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
+				   unsigned long addr, pmd_t *pmd, bool promote)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	pmd_t old = *pmd, new;
+	struct inplace_dev *d;
+	unsigned long pfn;
+
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
+	pfn = pmd_pfn(old);
+	d = inplace_dev_of_pfn(pfn);
+	if (WARN_ON_ONCE(!d || !IS_ALIGNED(pfn - d->pfn0, HPAGE_PMD_NR)))
+		return old;
+
+	old = pmdp_huge_get_and_clear(mm, haddr, pmd);
+	if (addr)
+		flush_pmd_tlb_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
+	else
+		flush_tlb_mm(mm);
+	new = swp_entry_to_pmd(swp_entry(d->type, pfn - d->pfn0));
+	if (pmd_soft_dirty(old))
+		new = pmd_swp_mksoft_dirty(new);
+	/* only the one owner of the slots gets a writable mapping */
+	if (pmd_write(old)) {
+		new = pmd_swp_mkexclusive(new);
+		clear_bit(inplace_extent(d, pfn), d->rw);
+	}
+	set_pmd_at(mm, haddr, pmd, new);
+	if (promote)
+		set_bit(inplace_extent(d, pfn), d->promote);
+	atomic_long_dec(&d->now);
+	inplace_account(pmd_to_swp_entry(new), -HPAGE_PMD_NR);
+	count_vm_event(PMSWAP_INPLACE_UNMAP);
+	return new;
+}
+
+/**
+ * pmswap_inplace_revert - revert the PMD at @pmd if it maps pmem in place
+ * @vma: the VMA
+ * @addr: an address in the 2 MiB @pmd maps
+ * @pmd: the PMD, not locked
+ */
+void pmswap_inplace_revert(struct vm_area_struct *vma, unsigned long addr,
+			   pmd_t *pmd)
+{
+	spinlock_t *ptl = pmd_lock(vma->vm_mm, pmd);
+
+	if (pmd_is_inplace(vma, *pmd))
+		pmswap_inplace_revert_locked(vma, addr, pmd, false);
+	spin_unlock(ptl);
+}
+
+/**
+ * pmswap_inplace_unuse - for swapoff: revert an in-place PMD of device @type
+ * @vma: the VMA
+ * @addr: an address in the 2 MiB @pmd maps
+ * @pmd: the PMD, not locked
+ * @type: the swap device going away
+ */
+void pmswap_inplace_unuse(struct vm_area_struct *vma, unsigned long addr,
+			  pmd_t *pmd, unsigned int type)
+{
+	spinlock_t *ptl = pmd_lock(vma->vm_mm, pmd);
+	struct inplace_dev *d;
+
+	if (pmd_is_inplace(vma, *pmd)) {
+		d = inplace_dev_of_pfn(pmd_pfn(*pmd));
+		if (d && d->type == type)
+			pmswap_inplace_revert_locked(vma, addr, pmd, false);
+	}
+	spin_unlock(ptl);
+}
+
+/**
+ * pmswap_inplace_peek - does @pmd map pmem in place? (smaps, mincore)
+ * @vma: the VMA
+ * @pmd: the PMD, not locked
+ */
+bool pmswap_inplace_peek(struct vm_area_struct *vma, pmd_t *pmd)
+{
+	spinlock_t *ptl = pmd_lockptr(vma->vm_mm, pmd);
+	bool ret;
+
+	if (!pmd_is_inplace(vma, pmdp_get_lockless(pmd)))
+		return false;
+	spin_lock(ptl);
+	ret = pmd_is_inplace(vma, *pmd);
+	spin_unlock(ptl);
+	return ret;
+}
+
+/**
+ * pmswap_inplace_fault - a fault on a PMD that maps pmem in place
+ * @vmf: the fault, vmf->orig_pmd the in-place PMD
+ *
+ * A write under the "read" policy, an unshare, GUP, or a spurious fault:
+ * whatever it is, it wants a page the kernel can refcount. Revert the
+ * mapping to its swap entry and fault the THP into DRAM (a promotion).
+ */
+vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	spinlock_t *ptl = pmd_lock(vma->vm_mm, vmf->pmd);
+	struct inplace_dev *d;
+	pmd_t entry;
+
+	if (!pmd_same(*vmf->pmd, vmf->orig_pmd)) {
+		spin_unlock(ptl);
+		return 0;
+	}
+	d = inplace_dev_of_pfn(pmd_pfn(vmf->orig_pmd));
+	entry = pmswap_inplace_revert_locked(vma, vmf->address, vmf->pmd, true);
+	spin_unlock(ptl);
+	if (!is_huge_swap_pmd(entry))
+		return VM_FAULT_SIGBUS;
+	if (d)
+		atomic_long_inc(&d->promotions);
+	count_vm_event(PMSWAP_INPLACE_PROMOTE);
+	vmf->orig_pmd = entry;
+	return do_huge_pmd_swap_page(vmf);
+}
+
+/**
+ * pmswap_inplace_try_map - map a huge swap entry's pmem extent in place
+ * @vmf: the fault on the huge swap entry vmf->orig_pmd
+ * @si: its swap device, pinned by the caller
+ *
+ * Called by do_huge_pmd_swap_page() when the folio is not in the swap
+ * cache. Return: true if the fault is done (mapped, or raced with another
+ * change of the PMD); false to go on and read the THP into DRAM.
+ */
+bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
+	swp_entry_t entry = pmd_to_swp_entry(vmf->orig_pmd);
+	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
+	struct inplace_dev *d = inplace_dev_of(si);
+	spinlock_t *ptl = pmd_lockptr(mm, vmf->pmd);
+	bool writable = false, zero;
+	unsigned long ext, pfn;
+	int policy;
+	pmd_t pmd;
+
+	if (!d || READ_ONCE(d->pd->use_bio))
+		return false;
+	policy = READ_ONCE(d->policy);
+	if (policy == INPLACE_NEVER)
+		return false;
+	ext = swp_offset(entry) / HPAGE_PMD_NR;
+	/* a promotion, or an extent the scanner found hot: copy it */
+	if (test_and_clear_bit(ext, d->promote))
+		return false;
+	if (write) {
+		if (policy != INPLACE_ALWAYS || (vmf->flags & FAULT_FLAG_UNSHARE))
+			return false;
+		/* shared slots: each owner needs its own copy */
+		if (!pmd_swp_exclusive(vmf->orig_pmd))
+			return false;
+	}
+	/* swapoff has begun */
+	if (!(data_race(si->flags) & SWP_WRITEOK))
+		return false;
+	/* slots whose data is not (all) on the pmem */
+	if (!zswap_never_enabled())
+		return false;
+	if (swap_zeromap_batch(entry, HPAGE_PMD_NR, &zero) != HPAGE_PMD_NR ||
+	    zero)
+		return false;
+	if (pmswap_pmem_range_bad(d->pd, swp_offset(entry), HPAGE_PMD_NR))
+		return false;
+
+	pfn = d->pfn0 + swp_offset(entry);
+	pmd = pmd_mkspecial(pmd_mkhuge(pfn_pmd(pfn, vma->vm_page_prot)));
+	pmd = pmd_mkyoung(pmd);
+	if (pmd_swp_soft_dirty(vmf->orig_pmd))
+		pmd = pmd_mksoft_dirty(pmd);
+
+	/*
+	 * Claim the slots as swap-in does. This fails if any of them is in
+	 * the swap cache or being read into it: then the 512 slots are not
+	 * in one state (the pmem may not hold the newest data of all of
+	 * them), and the caller splits the entry.
+	 */
+	if (swapcache_prepare(entry, HPAGE_PMD_NR))
+		return false;
+	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) &&
+	    pmd_swp_exclusive(vmf->orig_pmd) &&
+	    !(vma_soft_dirty_enabled(vma) && !pmd_soft_dirty(pmd))) {
+		/*
+		 * From now on readahead leaves the extent alone (see
+		 * pmswap_inplace_rw_busy()): a copy in the swap cache would
+		 * go stale as the owner writes to the pmem.
+		 */
+		set_bit(ext, d->rw);
+		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
+		smp_mb__after_atomic();
+		writable = true;
+		pmd = pmd_mkwrite(pmd, vma);
+		if (write)
+			pmd = pmd_mkdirty(pmd);
+	}
+	swapcache_clear(si, entry, HPAGE_PMD_NR);
+	if (write && !writable)
+		return false;
+
+	spin_lock(ptl);
+	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+		spin_unlock(ptl);
+		if (writable)
+			clear_bit(ext, d->rw);
+		return true;
+	}
+	set_pmd_at(mm, haddr, vmf->pmd, pmd);
+	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
+	WRITE_ONCE(d->heat[ext], 0);
+	atomic_long_inc(&d->now);
+	atomic_long_inc(&d->maps);
+	inplace_account(entry, HPAGE_PMD_NR);
+	spin_unlock(ptl);
+	count_vm_event(PMSWAP_INPLACE_MAP);
+	return true;
+}
+
+/**
+ * pmswap_inplace_rw_busy - may swap readahead read @entry into the swap cache?
+ * @entry: a slot the caller has just claimed with swapcache_prepare()
+ *
+ * Return: true if the slot's extent is mapped writable in place: the
+ * cached copy would go stale as the owner writes to the pmem.
+ */
+bool pmswap_inplace_rw_busy(swp_entry_t entry)
+{
+	struct swap_info_struct *si = swp_swap_info(entry);
+	struct inplace_dev *d = si ? inplace_dev_of(si) : NULL;
+
+	if (!d)
+		return false;
+	/* pairs with smp_mb__after_atomic() in pmswap_inplace_try_map() */
+	smp_mb();
+	return test_bit(swp_offset(entry) / HPAGE_PMD_NR, d->rw);
+}
+
+/* /proc/meminfo: anonymous memory that lives on pmem, mapped in place */
+void pmswap_inplace_meminfo(struct seq_file *m)
+{
+	seq_printf(m, "PmswapInPlace:  %8lu kB\n",
+		   atomic_long_read(&inplace_pages) << (PAGE_SHIFT - 10));
+}
+
+/* Scanner and memory failure: walk every mm that uses swap. */
+
+struct inplace_walk {
+	/* memory failure: revert mappings of these slots of this device */
+	struct inplace_dev *dev;
+	unsigned long first, last;
+	/* scanner: THPs it may still promote in this pass */
+	long budget;
+};
+
+static bool inplace_dram_free(void)
+{
+	return global_zone_page_state(NR_FREE_PAGES) >
+	       totalreserve_pages + 4 * HPAGE_PMD_NR;
+}
+
+static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
+			    unsigned long next, struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct inplace_walk *w = walk->private;
+	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	bool promote = false;
+	spinlock_t *ptl = pmd_lockptr(vma->vm_mm, pmd);
+	struct inplace_dev *d;
+	unsigned long pfn, ext;
+	u8 heat;
+
+	if (!pmd_is_inplace(vma, pmdp_get_lockless(pmd)))
+		return 0;
+	spin_lock(ptl);
+	if (!pmd_is_inplace(vma, *pmd))
+		goto unlock;
+	pfn = pmd_pfn(*pmd);
+	d = inplace_dev_of_pfn(pfn);
+	if (!d)
+		goto unlock;
+	ext = inplace_extent(d, pfn);
+	if (w->dev) {
+		unsigned long off = pfn - d->pfn0;
+
+		if (d == w->dev && off <= w->last &&
+		    off + HPAGE_PMD_NR > w->first)
+			pmswap_inplace_revert_locked(vma, haddr, pmd, false);
+		goto unlock;
+	}
+
+	heat = READ_ONCE(d->heat[ext]);
+	if (pmdp_clear_flush_young(vma, haddr, pmd))
+		heat = min_t(unsigned int, heat + 1, U8_MAX);
+	else
+		heat = 0;
+	WRITE_ONCE(d->heat[ext], heat);
+	if (heat >= READ_ONCE(promote_threshold) && w->budget > 0 &&
+	    inplace_dram_free() && !huge_swap_memcg_tight(vma->vm_mm)) {
+		pmswap_inplace_revert_locked(vma, haddr, pmd, true);
+		atomic_long_inc(&d->promotions);
+		count_vm_event(PMSWAP_INPLACE_PROMOTE);
+		w->budget--;
+		promote = true;
+	}
+unlock:
+	spin_unlock(ptl);
+	/* Fault it into DRAM now; the mmap lock stays held (no retry). */
+	if (promote)
+		handle_mm_fault(vma, haddr, FAULT_FLAG_REMOTE, NULL);
+	return 0;
+}
+
+static const struct mm_walk_ops inplace_walk_ops = {
+	.pmd_entry = inplace_walk_pmd,
+	.walk_lock = PGWALK_RDLOCK,
+};
+
+static void inplace_walk_mms(struct inplace_walk *w)
+{
+	struct mm_struct *mm, *prev = NULL;
+	struct list_head *p;
+
+	spin_lock(&mmlist_lock);
+	p = &init_mm.mmlist;
+	while ((p = p->next) != &init_mm.mmlist) {
+		mm = list_entry(p, struct mm_struct, mmlist);
+		if (!mmget_not_zero(mm))
+			continue;
+		spin_unlock(&mmlist_lock);
+		if (prev)
+			mmput(prev);
+		prev = mm;
+		if (w->dev) {
+			mmap_read_lock(mm);
+			walk_page_range(mm, 0, mm->task_size, &inplace_walk_ops,
+					w);
+			mmap_read_unlock(mm);
+		} else if (mmap_read_trylock(mm)) {
+			walk_page_range(mm, 0, mm->task_size, &inplace_walk_ops,
+					w);
+			mmap_read_unlock(mm);
+		}
+		cond_resched();
+		spin_lock(&mmlist_lock);
+	}
+	spin_unlock(&mmlist_lock);
+	if (prev)
+		mmput(prev);
+}
+
+static void inplace_scan_fn(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(promote_interval_ms);
+	struct inplace_walk w = { };
+
+	if (!ms)
+		return;
+	if (atomic_long_read(&inplace_pages)) {
+		/* MiB per second over the interval, in THPs */
+		w.budget = max(1UL, (unsigned long)READ_ONCE(promote_rate_mb) *
+				    ms / 1000 / (HPAGE_PMD_SIZE >> 20));
+		if (!READ_ONCE(promote_rate_mb))
+			w.budget = 0;
+		inplace_walk_mms(&w);
+	}
+	queue_delayed_work(system_unbound_wq, &inplace_scan_work,
+			   msecs_to_jiffies(ms));
+}
+
+static int inplace_failure(struct notifier_block *nb, unsigned long action,
+			   void *data)
+{
+	struct pmswap_pmem_failure *f = data;
+	struct inplace_walk w = {
+		.dev = inplace_dev_of(f->si),
+		.first = f->first,
+		.last = f->last,
+	};
+
+	/*
+	 * The slots read as bad from now on; revert every mapping of them,
+	 * so the next access faults, fails to read and gets SIGBUS.
+	 */
+	if (w.dev && atomic_long_read(&inplace_pages))
+		inplace_walk_mms(&w);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block inplace_failure_nb = {
+	.notifier_call = inplace_failure,
+};
+
+/* sysfs: /sys/kernel/mm/pmswap/pmem/<disk>/{inplace,inplace_stats} */
+
+static struct inplace_dev *inplace_kobj_dev(struct kobject *kobj)
+{
+	struct pmswap_pmem *pd = container_of(kobj, struct pmswap_pmem, kobj);
+
+	return inplace_dev_of(pd->si);
+}
+
+static ssize_t policy_show(const int *policy, char *buf)
+{
+	int i, len = 0, cur = READ_ONCE(*policy);
+
+	for (i = 0; i < ARRAY_SIZE(inplace_policy_names); i++)
+		len += sysfs_emit_at(buf, len, i == cur ? "[%s]%s" : "%s%s",
+				     inplace_policy_names[i],
+				     i + 1 < ARRAY_SIZE(inplace_policy_names) ?
+				     " " : "\n");
+	return len;
+}
+
+static ssize_t policy_store(int *policy, const char *buf, size_t count)
+{
+	int i = sysfs_match_string(inplace_policy_names, buf);
+
+	if (i < 0)
+		return i;
+	/* takes effect at the next fault; existing mappings stay */
+	WRITE_ONCE(*policy, i);
+	return count;
+}
+
+static ssize_t inplace_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct inplace_dev *d = inplace_kobj_dev(kobj);
+
+	return d ? policy_show(&d->policy, buf) : -ENODEV;
+}
+
+static ssize_t inplace_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct inplace_dev *d = inplace_kobj_dev(kobj);
+
+	return d ? policy_store(&d->policy, buf, count) : -ENODEV;
+}
+
+static ssize_t inplace_stats_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct inplace_dev *d = inplace_kobj_dev(kobj);
+	long maps, promotions;
+
+	if (!d)
+		return -ENODEV;
+	maps = atomic_long_read(&d->maps);
+	promotions = atomic_long_read(&d->promotions);
+	return sysfs_emit(buf,
+			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\n",
+			  atomic_long_read(&d->now), maps, promotions,
+			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE);
+}
+
+static struct kobj_attribute inplace_attr = __ATTR_RW_MODE(inplace, 0600);
+static struct kobj_attribute inplace_stats_attr = __ATTR_RO(inplace_stats);
+
+static struct attribute *inplace_dev_attrs[] = {
+	&inplace_attr.attr,
+	&inplace_stats_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group inplace_dev_group = {
+	.attrs = inplace_dev_attrs,
+};
+
+static void inplace_dev_free(struct inplace_dev *d)
+{
+	bitmap_free(d->rw);
+	bitmap_free(d->promote);
+	kvfree(d->heat);
+	kfree(d);
+}
+
+/**
+ * pmswap_inplace_swapon - let faults map @si's extents in place
+ * @si: a swap device just enabled
+ */
+void pmswap_inplace_swapon(struct swap_info_struct *si)
+{
+	struct pmswap_pmem *pd = pmswap_pmem_get(si);
+	struct inplace_dev *d;
+
+	if (!pd)
+		return;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		goto nomem;
+	d->pd = pd;
+	d->type = si->type;
+	d->pfn0 = PHYS_PFN(pd->phys0);
+	d->max = pd->max;
+	d->policy = READ_ONCE(default_policy);
+	d->nr_extents = DIV_ROUND_UP(pd->max, HPAGE_PMD_NR);
+	d->rw = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
+	d->promote = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
+	d->heat = kvzalloc(d->nr_extents, GFP_KERNEL);
+	if (!d->rw || !d->promote || !d->heat) {
+		inplace_dev_free(d);
+		goto nomem;
+	}
+	/* d is fully set up before lookups can see it */
+	smp_store_release(&inplace_devs[si->type], d);
+	if (sysfs_create_group(&pd->kobj, &inplace_dev_group))
+		pr_warn("%pg: no sysfs files for map in place\n", si->bdev);
+	return;
+nomem:
+	pr_warn("%pg: out of memory, no map in place on this device\n",
+		si->bdev);
+}
+
+/**
+ * pmswap_inplace_swapoff - forget @si; nothing of it is mapped in place
+ * @si: the swap device; try_to_unuse() has reverted every in-place PMD
+ */
+void pmswap_inplace_swapoff(struct swap_info_struct *si)
+{
+	struct inplace_dev *d = inplace_dev_of(si);
+	struct pmswap_pmem *pd = pmswap_pmem_get(si);
+
+	if (!d)
+		return;
+	WARN_ON_ONCE(atomic_long_read(&d->now));
+	if (pd)
+		sysfs_remove_group(&pd->kobj, &inplace_dev_group);
+	/* a memory failure notification uses the device under this lock */
+	mutex_lock(&pmswap_pmem_lock);
+	WRITE_ONCE(inplace_devs[si->type], NULL);
+	mutex_unlock(&pmswap_pmem_lock);
+	/* lookups by pfn happen under a page table lock */
+	synchronize_rcu();
+	inplace_dev_free(d);
+}
+
+/* sysfs: /sys/kernel/mm/pmswap/inplace/ */
+
+static ssize_t inplace_uint_store(unsigned int *knob, const char *buf,
+				  size_t count, unsigned int max)
+{
+	unsigned int v;
+	int err = kstrtouint(buf, 0, &v);
+
+	if (err)
+		return err;
+	if (v > max)
+		return -EINVAL;
+	WRITE_ONCE(*knob, v);
+	return count;
+}
+
+static ssize_t default_policy_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	return policy_show(&default_policy, buf);
+}
+
+static ssize_t default_policy_store(struct kobject *kobj,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t count)
+{
+	return policy_store(&default_policy, buf, count);
+}
+
+static ssize_t promote_interval_ms_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_interval_ms));
+}
+
+static ssize_t promote_interval_ms_store(struct kobject *kobj,
+					 struct kobj_attribute *attr,
+					 const char *buf, size_t count)
+{
+	unsigned int old = READ_ONCE(promote_interval_ms);
+	ssize_t ret = inplace_uint_store(&promote_interval_ms, buf, count,
+					 3600 * 1000);
+
+	/* 0 stops the scanner; anything else (re)starts it on that period */
+	if (ret > 0 && promote_interval_ms && promote_interval_ms != old)
+		mod_delayed_work(system_unbound_wq, &inplace_scan_work,
+				 msecs_to_jiffies(promote_interval_ms));
+	return ret;
+}
+
+static ssize_t promote_threshold_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_threshold));
+}
+
+static ssize_t promote_threshold_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
+{
+	unsigned int v;
+	int err = kstrtouint(buf, 0, &v);
+
+	if (err)
+		return err;
+	if (v < 1 || v > U8_MAX)
+		return -EINVAL;
+	WRITE_ONCE(promote_threshold, v);
+	return count;
+}
+
+static ssize_t promote_rate_mb_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_rate_mb));
+}
+
+static ssize_t promote_rate_mb_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	return inplace_uint_store(&promote_rate_mb, buf, count, 1 << 20);
+}
+
+static struct kobj_attribute default_policy_attr =
+	__ATTR_RW_MODE(default_policy, 0644);
+static struct kobj_attribute promote_interval_ms_attr =
+	__ATTR_RW_MODE(promote_interval_ms, 0644);
+static struct kobj_attribute promote_threshold_attr =
+	__ATTR_RW_MODE(promote_threshold, 0644);
+static struct kobj_attribute promote_rate_mb_attr =
+	__ATTR_RW_MODE(promote_rate_mb, 0644);
+
+static struct attribute *inplace_attrs[] = {
+	&default_policy_attr.attr,
+	&promote_interval_ms_attr.attr,
+	&promote_threshold_attr.attr,
+	&promote_rate_mb_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group inplace_group = {
+	.name = "inplace",
+	.attrs = inplace_attrs,
+};
+
+static int __init pmswap_inplace_init(void)
+{
+	int err;
+
+	if (!pmswap_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(pmswap_kobj, &inplace_group);
+	if (err)
+		return err;
+	blocking_notifier_chain_register(&pmswap_pmem_failure_chain,
+					 &inplace_failure_nb);
+	queue_delayed_work(system_unbound_wq, &inplace_scan_work,
+			   msecs_to_jiffies(promote_interval_ms));
+	return 0;
+}
+late_initcall(pmswap_inplace_init);
