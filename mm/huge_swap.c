@@ -365,6 +365,72 @@ bool huge_swap_memcg_tight(struct mm_struct *mm)
 }
 
 /**
+ * huge_swap_willneed - MADV_WILLNEED on a huge swap entry
+ * @vma: the VMA
+ * @haddr: the 2 MiB-aligned address the entry maps
+ * @pmd: the PMD, not locked
+ *
+ * Start reading the whole THP into the swap cache as one folio, where the
+ * fault will find it and map it with a PMD. Nothing happens when the THP
+ * is already cached, when the fault would not bring it back whole, when
+ * the memcg has no room for it, or when the device maps it in place (that
+ * needs no read at all).
+ */
+void huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
+			pmd_t *pmd)
+{
+	pmd_t orig = pmdp_get_lockless(pmd);
+	struct swap_info_struct *si;
+	struct folio *folio;
+	swp_entry_t entry;
+	void *shadow = NULL;
+	gfp_t gfp;
+
+	if (!is_huge_swap_pmd(orig) || !huge_swap_can_swapin(vma, haddr))
+		return;
+	entry = pmd_to_swp_entry(orig);
+	si = get_swap_device(entry);
+	if (!si)
+		return;
+	folio = swap_cache_get_folio(entry, vma, haddr);
+	if (folio) {
+		folio_put(folio);
+		goto out;
+	}
+	if (pmswap_inplace_enabled(si) || huge_swap_memcg_tight(vma->vm_mm) ||
+	    !zswap_never_enabled() ||
+	    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
+		goto out;
+	gfp = vma_thp_gfp_mask(vma);
+	folio = vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
+	if (!folio)
+		goto out;
+	/* all 512 slots, or nothing: a cached slot means they diverged */
+	if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+		folio_put(folio);
+		goto out;
+	}
+	__folio_set_locked(folio);
+	__folio_set_swapbacked(folio);
+	if (mem_cgroup_swapin_charge_folio(folio, vma->vm_mm, gfp, entry) ||
+	    add_to_swap_cache(folio, entry, gfp & GFP_RECLAIM_MASK, &shadow)) {
+		put_swap_folio(folio, entry);
+		folio_unlock(folio);
+		folio_put(folio);
+		goto out;
+	}
+	mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
+	if (shadow)
+		workingset_refault(folio, shadow);
+	folio_add_lru(folio);
+	/* unlocks the folio when the read is done */
+	swap_read_folio(folio, NULL);
+	folio_put(folio);
+out:
+	put_swap_device(si);
+}
+
+/**
  * do_huge_pmd_swap_page - fault on a huge swap entry
  * @vmf: the fault; vmf->orig_pmd holds the entry
  *
@@ -400,8 +466,9 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 	folio = swap_cache_get_folio(entry, vma, haddr);
 	swapcache = folio;
 	if (folio) {
+		/* read ahead by MADV_WILLNEED if not anon yet */
 		if (folio_nr_pages(folio) != HPAGE_PMD_NR ||
-		    folio->swap.val != entry.val || !folio_test_anon(folio) ||
+		    folio->swap.val != entry.val ||
 		    folio_test_has_hwpoisoned(folio)) {
 			folio_put(folio);
 			goto split_put;
@@ -527,7 +594,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		rmap_flags |= RMAP_EXCLUSIVE;
 	}
 	/* Our folio reference becomes the PMD mapping's. */
-	if (folio != swapcache)
+	if (folio != swapcache || !folio_test_anon(folio))
 		folio_add_new_anon_rmap(folio, vma, haddr, rmap_flags);
 	else
 		folio_add_anon_rmap_pmd(folio, folio_page(folio, 0), vma,

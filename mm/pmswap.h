@@ -7,6 +7,7 @@
 #ifndef _MM_PMSWAP_H
 #define _MM_PMSWAP_H
 
+#include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
@@ -37,13 +38,31 @@ static inline pmd_t pmd_swp_clear_exclusive(pmd_t pmd)
 }
 
 bool huge_swap_memcg_tight(struct mm_struct *mm);
+void huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
+			pmd_t *pmd);
+#else
+static inline void huge_swap_willneed(struct vm_area_struct *vma,
+				      unsigned long haddr, pmd_t *pmd)
+{
+}
 #endif
 
-#ifdef CONFIG_PMSWAP_INPLACE
+/*
+ * Map in place lives in swap_inplace.c, built once its hooks are in the
+ * tree (patches/0010 defines pmd_is_inplace): each prefix of the patch
+ * series builds with the whole configuration.
+ */
+#if defined(CONFIG_PMSWAP_INPLACE) && defined(pmd_is_inplace)
 bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
+bool pmswap_inplace_enabled(struct swap_info_struct *si);
 #else
 static inline bool pmswap_inplace_try_map(struct vm_fault *vmf,
 					  struct swap_info_struct *si)
+{
+	return false;
+}
+
+static inline bool pmswap_inplace_enabled(struct swap_info_struct *si)
 {
 	return false;
 }

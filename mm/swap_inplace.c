@@ -86,6 +86,8 @@ struct inplace_dev {
 	unsigned long nr_extents;
 	/* extents mapped writable in place */
 	unsigned long *rw;
+	/* extents whose (one) in-place mapping stands for an exclusive entry */
+	unsigned long *excl;
 	/* extents whose next fault copies to DRAM */
 	unsigned long *promote;
 	/* scans in a row that found the extent accessed */
@@ -169,14 +171,15 @@ pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = addr & HPAGE_PMD_MASK;
 	pmd_t old = *pmd, new;
+	unsigned long pfn, ext;
 	struct inplace_dev *d;
-	unsigned long pfn;
 
 	lockdep_assert_held(pmd_lockptr(mm, pmd));
 	pfn = pmd_pfn(old);
 	d = inplace_dev_of_pfn(pfn);
 	if (WARN_ON_ONCE(!d || !IS_ALIGNED(pfn - d->pfn0, HPAGE_PMD_NR)))
 		return old;
+	ext = inplace_extent(d, pfn);
 
 	old = pmdp_huge_get_and_clear(mm, haddr, pmd);
 	if (addr)
@@ -186,14 +189,17 @@ pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 	new = swp_entry_to_pmd(swp_entry(d->type, pfn - d->pfn0));
 	if (pmd_soft_dirty(old))
 		new = pmd_swp_mksoft_dirty(new);
-	/* only the one owner of the slots gets a writable mapping */
-	if (pmd_write(old)) {
+	/* the entry was exclusive: a writable mapping always is */
+	if (test_and_clear_bit(ext, d->excl) || pmd_write(old))
 		new = pmd_swp_mkexclusive(new);
-		clear_bit(inplace_extent(d, pfn), d->rw);
-	}
+	if (pmd_write(old))
+		clear_bit(ext, d->rw);
 	set_pmd_at(mm, haddr, pmd, new);
-	if (promote)
-		set_bit(inplace_extent(d, pfn), d->promote);
+	if (promote) {
+		set_bit(ext, d->promote);
+		atomic_long_inc(&d->promotions);
+		count_vm_event(PMSWAP_INPLACE_PROMOTE);
+	}
 	atomic_long_dec(&d->now);
 	inplace_account(pmd_to_swp_entry(new), -HPAGE_PMD_NR);
 	count_vm_event(PMSWAP_INPLACE_UNMAP);
@@ -267,21 +273,17 @@ vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	spinlock_t *ptl = pmd_lock(vma->vm_mm, vmf->pmd);
-	struct inplace_dev *d;
 	pmd_t entry;
 
 	if (!pmd_same(*vmf->pmd, vmf->orig_pmd)) {
 		spin_unlock(ptl);
 		return 0;
 	}
-	d = inplace_dev_of_pfn(pmd_pfn(vmf->orig_pmd));
+	/* counts the promotion; the device may go once the lock is dropped */
 	entry = pmswap_inplace_revert_locked(vma, vmf->address, vmf->pmd, true);
 	spin_unlock(ptl);
 	if (!is_huge_swap_pmd(entry))
 		return VM_FAULT_SIGBUS;
-	if (d)
-		atomic_long_inc(&d->promotions);
-	count_vm_event(PMSWAP_INPLACE_PROMOTE);
 	vmf->orig_pmd = entry;
 	return do_huge_pmd_swap_page(vmf);
 }
@@ -304,7 +306,7 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	struct inplace_dev *d = inplace_dev_of(si);
 	spinlock_t *ptl = pmd_lockptr(mm, vmf->pmd);
-	bool writable = false, zero;
+	bool writable = false, mapped = true, zero;
 	unsigned long ext, pfn;
 	int policy;
 	pmd_t pmd;
@@ -344,10 +346,12 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 		pmd = pmd_mksoft_dirty(pmd);
 
 	/*
-	 * Claim the slots as swap-in does. This fails if any of them is in
-	 * the swap cache or being read into it: then the 512 slots are not
-	 * in one state (the pmem may not hold the newest data of all of
-	 * them), and the caller splits the entry.
+	 * Claim the slots as swap-in does, until the PMD is installed. This
+	 * fails if any of them is in the swap cache or being read into it:
+	 * then the 512 slots are not in one state (the pmem may not hold the
+	 * newest data of all of them), and the caller splits the entry. It
+	 * also keeps a racing fault on the same entry from touching the
+	 * extent's bits until this one is done.
 	 */
 	if (swapcache_prepare(entry, HPAGE_PMD_NR))
 		return false;
@@ -367,26 +371,46 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 		if (write)
 			pmd = pmd_mkdirty(pmd);
 	}
-	swapcache_clear(si, entry, HPAGE_PMD_NR);
-	if (write && !writable)
-		return false;
+	if (write && !writable) {
+		mapped = false;
+		goto unclaim;
+	}
 
 	spin_lock(ptl);
-	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+	/* a memory failure may have hit the extent since the check above */
+	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd) ||
+		     pmswap_pmem_range_bad(d->pd, swp_offset(entry),
+					   HPAGE_PMD_NR))) {
 		spin_unlock(ptl);
 		if (writable)
 			clear_bit(ext, d->rw);
-		return true;
+		goto unclaim;
 	}
 	set_pmd_at(mm, haddr, vmf->pmd, pmd);
 	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
+	if (pmd_swp_exclusive(vmf->orig_pmd))
+		set_bit(ext, d->excl);
 	WRITE_ONCE(d->heat[ext], 0);
 	atomic_long_inc(&d->now);
 	atomic_long_inc(&d->maps);
 	inplace_account(entry, HPAGE_PMD_NR);
 	spin_unlock(ptl);
 	count_vm_event(PMSWAP_INPLACE_MAP);
-	return true;
+unclaim:
+	swapcache_clear(si, entry, HPAGE_PMD_NR);
+	return mapped;
+}
+
+/**
+ * pmswap_inplace_enabled - would a fault on @si map its extents in place?
+ * @si: a swap device, pinned by the caller
+ */
+bool pmswap_inplace_enabled(struct swap_info_struct *si)
+{
+	struct inplace_dev *d = inplace_dev_of(si);
+
+	return d && !READ_ONCE(d->pd->use_bio) &&
+	       READ_ONCE(d->policy) != INPLACE_NEVER;
 }
 
 /**
@@ -471,8 +495,6 @@ static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 	if (heat >= READ_ONCE(promote_threshold) && w->budget > 0 &&
 	    inplace_dram_free() && !huge_swap_memcg_tight(vma->vm_mm)) {
 		pmswap_inplace_revert_locked(vma, haddr, pmd, true);
-		atomic_long_inc(&d->promotions);
-		count_vm_event(PMSWAP_INPLACE_PROMOTE);
 		w->budget--;
 		promote = true;
 	}
@@ -645,6 +667,7 @@ static void inplace_dev_free(struct inplace_dev *d)
 {
 	bitmap_free(d->rw);
 	bitmap_free(d->promote);
+	bitmap_free(d->excl);
 	kvfree(d->heat);
 	kfree(d);
 }
@@ -671,8 +694,9 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 	d->nr_extents = DIV_ROUND_UP(pd->max, HPAGE_PMD_NR);
 	d->rw = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->promote = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
+	d->excl = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->heat = kvzalloc(d->nr_extents, GFP_KERNEL);
-	if (!d->rw || !d->promote || !d->heat) {
+	if (!d->rw || !d->promote || !d->excl || !d->heat) {
 		inplace_dev_free(d);
 		goto nomem;
 	}

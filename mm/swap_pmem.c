@@ -197,6 +197,15 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 	if (mf_flags & MF_MEM_PRE_REMOVE) {
 		pr_warn("%pg: namespace is going away while in use as swap\n",
 			si->bdev);
+		/*
+		 * Nothing may keep the pmem mapped in place, nor map it again:
+		 * from now on the device is used through bios only.
+		 */
+		WRITE_ONCE(pd->use_bio, true);
+		f.si = si;
+		f.first = 0;
+		f.last = pd->max - 1;
+		blocking_notifier_call_chain(&pmswap_pmem_failure_chain, 0, &f);
 		ret = -EBUSY;
 		goto out;
 	}

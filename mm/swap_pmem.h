@@ -49,7 +49,8 @@ bool pmswap_pmem_range_bad(struct pmswap_pmem *pd, unsigned long offset,
 
 /*
  * Called (blocking) when a memory failure hit swap slots @first..@last of
- * @si, after they were recorded as bad blocks.
+ * @si, after they were recorded as bad blocks, and for all slots when the
+ * namespace is about to be removed.
  */
 struct pmswap_pmem_failure {
 	struct swap_info_struct *si;

@@ -10,7 +10,8 @@
  * not asserted: times are for the benchmark). Then every operation that
  * meets an in-place mapping, each checked on the data: writes under each
  * policy, fork, munmap and exit (slots freed), mprotect, mremap,
- * MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin, memcg
+ * MADV_DONTNEED / FREE / PAGEOUT, GUP, a FOLL_LONGTERM pin and O_DIRECT
+ * I/O from and into in-place pages, memcg
  * accounting (memory.stat pmswap_inplace, not memory.current), the
  * promotion of a hot extent while a cold one stays, memory failure on an
  * in-place page (it stays bad: run before pmem_swap, whose poison case
@@ -388,6 +389,47 @@ static void case_longterm(void)
 	pt_free_thp(mem, size);
 }
 
+/* 6a. O_DIRECT from and into in-place pages (a zram disk as the target) */
+static void case_odirect(void)
+{
+	size_t size = MIB(4);
+	char *src, *dst;
+	long p0, p1;
+	ssize_t wr = -1, rd = -1;
+	int fd;
+
+	if (!pt_path_exists("/sys/block/zram0") ||
+	    (pt_read_long("/sys/block/zram0/disksize") == 0 &&
+	     pt_write_str("/sys/block/zram0/disksize", "16M"))) {
+		ksft_test_result_skip("O_DIRECT: no zram0 disk to write to\n");
+		return;
+	}
+	fd = open("/dev/zram0", O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		ksft_test_result_fail("O_DIRECT: open /dev/zram0: %s\n", strerror(errno));
+		return;
+	}
+	src = swapped_region(size, 63);
+	dst = swapped_region(size, 64);
+	pt_touch_read(src, size);
+	pt_touch_read(dst, size);
+	p0 = pt_vmstat("pmswap_inplace_promote");
+	if (inplace_kb(src) == (long)(size >> 10) && inplace_kb(dst) == (long)(size >> 10)) {
+		wr = pwrite(fd, src, size, 0);	/* GUP reads the in-place pages */
+		rd = pread(fd, dst, size, 0);	/* GUP writes into them */
+	}
+	p1 = pt_vmstat("pmswap_inplace_promote");
+	ksft_test_result(wr == (ssize_t)size && rd == (ssize_t)size &&
+			 pt_verify(src, size, 63) == 0 && pt_verify(dst, size, 63) == 0 &&
+			 p1 - p0 == (long)(2 * size / PT_PMD_SIZE),
+			 "O_DIRECT: write from and read into in-place THPs (%zd, %zd bytes), promoted first (+%ld), data correct\n",
+			 wr, rd, p1 - p0);
+	close(fd);
+	pt_write_str("/sys/block/zram0/reset", "1");
+	pt_free_thp(src, size);
+	pt_free_thp(dst, size);
+}
+
 /* 6b. memcg: in-place memory is swap, not DRAM, and memory.stat shows it */
 #define CG "pmswap-inplace"
 
@@ -603,13 +645,14 @@ int main(int argc, char **argv)
 	globfree(&g);
 	ksft_print_msg("device %s\n", devpath);
 
-	ksft_set_plan(30);
+	ksft_set_plan(31);
 	case_acceptance(size);
 	case_writes();
 	case_fork();
 	case_unmap_exit();
 	case_walkers();
 	case_longterm();
+	case_odirect();
 	case_memcg();
 	case_promotion();
 	case_knobs();

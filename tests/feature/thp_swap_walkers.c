@@ -3,7 +3,7 @@
  * Every path that can meet a swapped-out PMD-mapped THP, each checked on
  * its data: zap (munmap, MADV_DONTNEED, MADV_FREE, partial munmap),
  * mprotect (whole and partial), mremap (aligned and unaligned), madvise
- * (PAGEOUT/COLD on swapped memory, WILLNEED), mincore, smaps, pagemap,
+ * (PAGEOUT/COLD on swapped memory, WILLNEED reads ahead), mincore, smaps, pagemap,
  * soft-dirty, GUP (through /proc/self/mem), mbind, MADV_COLLAPSE,
  * userfaultfd and fork.
  *
@@ -261,14 +261,23 @@ CASE(case_pageout_cold_again)
 CASE(case_willneed)
 {
 	char *mem = swapped_region(SIZE, SEED);
+	long in0;
 
 	if (!mem)
 		return -1;
-	/* Huge swap entries are not read ahead (yet): data must survive. */
+
+	/*
+	 * WILLNEED reads the swapped data into the swap cache (a huge entry
+	 * as one THP): the read afterwards swaps nothing in. Mapped in place,
+	 * nothing needs reading at all.
+	 */
 	if (madvise(mem, SIZE, MADV_WILLNEED))
 		FAIL("MADV_WILLNEED: %s\n", strerror(errno));
+	in0 = pt_vmstat("pswpin");
 	if (pt_verify(mem, SIZE, SEED))
 		FAIL("data changed\n");
+	if (pt_vmstat("pswpin") != in0)
+		FAIL("%ld pages swapped in after MADV_WILLNEED\n", pt_vmstat("pswpin") - in0);
 	if (huge && !inplace &&
 	    pt_smaps_kb(mem, "AnonHugePages") != (long)(SIZE >> 10))
 		FAIL("not THP after the read\n");
