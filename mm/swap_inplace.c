@@ -30,7 +30,8 @@
  * walks the mms that use swap, clears the accessed bit of each in-place
  * PMD, and promotes an extent found accessed promote_threshold scans in a
  * row, at most promote_rate_mb MiB per second, and only while free DRAM
- * is above the reserves and the owner's memcg has headroom.
+ * is above the reserves, the owner's memcg has headroom and reclaim did
+ * not run during the last interval.
  *
  * Copyright (C) 2026 pmswap developers
  */
@@ -447,7 +448,21 @@ struct inplace_walk {
 	unsigned long first, last;
 	/* scanner: THPs it may still promote in this pass */
 	long budget;
+	/* scanner: reclaim ran since the last pass, promote nothing */
+	bool pressure;
 };
+
+/*
+ * Pages scanned by reclaim so far (kswapd, direct, khugepaged and
+ * proactive reclaim all count). Only the scan work calls it.
+ */
+static unsigned long inplace_reclaim_scans(void)
+{
+	static unsigned long ev[NR_VM_EVENT_ITEMS];
+
+	all_vm_events(ev);
+	return ev[PGSCAN_ANON] + ev[PGSCAN_FILE];
+}
 
 static bool inplace_dram_free(void)
 {
@@ -493,7 +508,8 @@ static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 		heat = 0;
 	WRITE_ONCE(d->heat[ext], heat);
 	if (heat >= READ_ONCE(promote_threshold) && w->budget > 0 &&
-	    inplace_dram_free() && !huge_swap_memcg_tight(vma->vm_mm)) {
+	    !w->pressure && inplace_dram_free() &&
+	    !huge_swap_memcg_tight(vma->vm_mm)) {
 		pmswap_inplace_revert_locked(vma, haddr, pmd, true);
 		w->budget--;
 		promote = true;
@@ -547,10 +563,19 @@ static void inplace_walk_mms(struct inplace_walk *w)
 static void inplace_scan_fn(struct work_struct *work)
 {
 	unsigned int ms = READ_ONCE(promote_interval_ms);
+	static unsigned long last_scans;
 	struct inplace_walk w = { };
+	unsigned long scans;
 
 	if (!ms)
 		return;
+	/*
+	 * Memory pressure never promotes: after an interval in which reclaim
+	 * ran (anywhere), only the accessed bits are sampled.
+	 */
+	scans = inplace_reclaim_scans();
+	w.pressure = scans != last_scans;
+	last_scans = scans;
 	if (atomic_long_read(&inplace_pages)) {
 		/* MiB per second over the interval, in THPs */
 		w.budget = max(1UL, (unsigned long)READ_ONCE(promote_rate_mb) *

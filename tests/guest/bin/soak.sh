@@ -9,7 +9,7 @@
 #  - the huge_swap switch flipped under load (when the kernel has it);
 #  - the pmem device's io path flipped between dax and bio under load;
 #  - its map-in-place policy cycled through never, read and always, with
-#    the promotion scanner every 200 ms;
+#    the promotion scanner every 500 ms;
 #  - junk written into every pmswap knob: each write must be refused and
 #    change nothing;
 #  - once, in the middle: a memory error on the pmem page behind a
@@ -43,7 +43,7 @@ p2=$!
 cycles=0 cycle_fail=0 flips=0 reclaims=0 ioflips=0 junk=0 junk_taken=0
 iodir=/sys/kernel/mm/pmswap/pmem/${dev#/dev/}
 [ -f /sys/kernel/mm/pmswap/inplace/promote_interval_ms ] &&
-	echo 200 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
+	echo 500 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
 poisoned=none poison_at=$(( t0 + D / 2 ))
 # restore_limit CGROUP: after a swapoff cycle the group holds its whole
 # working set again; push it back under the limit with memory.reclaim
@@ -75,8 +75,10 @@ end=$(( t0 + D ))
 next_swapoff=$(( t0 + 15 ))
 while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 	sleep 2
-	echo 32M > /sys/fs/cgroup/soak1/memory.reclaim 2>/dev/null
-	echo 32M > /sys/fs/cgroup/soak2/memory.reclaim 2>/dev/null
+	# bounded: with most of a memcg mapped in place from pmem (not
+	# charged), proactive reclaim can spend long finding 32M to take
+	timeout 10 sh -c "echo 32M > /sys/fs/cgroup/soak1/memory.reclaim" 2>/dev/null
+	timeout 10 sh -c "echo 32M > /sys/fs/cgroup/soak2/memory.reclaim" 2>/dev/null
 	reclaims=$((reclaims + 1))
 	if [ -f $knob ]; then
 		echo $((flips % 2)) > $knob
