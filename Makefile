@@ -163,10 +163,12 @@ test: deps
 QUICK ?= 0
 RUNS ?= $(if $(filter 1,$(QUICK)),1,3)
 BENCH_OUT ?= $(REPO)/bench/results$(if $(filter 1,$(QUICK)),/quick)
+# CONFIGS="a b ...": only these configurations (default: all of bench/run.sh)
+CONFIGS ?=
 bench: deps initramfs
 	@$(MAKE) --no-print-directory kernel
 	@$(MAKE) --no-print-directory kernel STOCK=1
-	@$(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
+	@BENCH_CONFIGS="$(CONFIGS)" $(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
 
 upstream-baseline:
 	@$(MAKE) --no-print-directory kernel initramfs STOCK=1

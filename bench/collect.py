@@ -121,7 +121,8 @@ def main():
           f'mean something as ratios to `{BASE}` measured in the same '
           '`make bench`; counts are exact.', '',
           '| configuration | what |', '|---|---|']
-    for c in CONFIGS:
+    present = [c for c in CONFIGS if c in data]
+    for c in present:
         md.append(f'| `{c}` | {DESC[c]} |')
     md.append('')
     for wl in workloads:
@@ -165,7 +166,7 @@ def main():
     # data files for the plots
     with open(os.path.join(out, 'data', 'rt.dat'), 'w') as f:
         f.write('# config rt256-read-out rt256-read-in rt256-write-in (ratio to stock-pmem)\n')
-        for c in CONFIGS:
+        for c in present:
             r = []
             for wl, key in (('rt256-read', 'swapout_ms'), ('rt256-read', 'swapin_ms'),
                             ('rt256-write', 'swapin_ms')):
@@ -174,19 +175,19 @@ def main():
                 r.append(f'{m / b:.3f}' if m is not None and b else 'NaN')
             f.write(f'{c} ' + ' '.join(r) + '\n')
     with open(os.path.join(out, 'data', 'skew.dat'), 'w') as f:
-        f.write('second ' + ' '.join(CONFIGS) + '\n')
+        f.write('second ' + ' '.join(present) + '\n')
         ticks = sorted({int(k[4:]) for c in data.values()
                         for r in c.get('skew', {}).values() for k in r
                         if k.startswith('tick')})
         for t in ticks:
             row = [str(t)]
-            for c in CONFIGS:
+            for c in present:
                 v = values(data, c, 'skew', f'tick{t}')
                 row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
             f.write(' '.join(row) + '\n')
     with open(os.path.join(out, 'data', 'press.dat'), 'w') as f:
         f.write('# config press-seq press-rand press-stress (ratio to stock-pmem)\n')
-        for c in CONFIGS:
+        for c in present:
             r = []
             for wl, key in (('press-seq', 'mibps'), ('press-rand', 'mibps'),
                             ('press-stress', 'bogo_ops_per_s')):

@@ -28,5 +28,5 @@ if (which eq 'skew') {
 	set xlabel 'second'
 	set xtics norotate
 	set logscale y
-	plot for [i=2:9] dir.'/data/skew.dat' using 1:i title columnhead(i)
+	plot for [i=2:*] dir.'/data/skew.dat' using 1:i title columnhead(i)
 }

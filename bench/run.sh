@@ -13,6 +13,10 @@ stock=$build/obj-stock/arch/x86/boot/bzImage
 pmswap=$build/obj-pmswap/arch/x86/boot/bzImage
 initrd=$build/initramfs.cpio
 configs=(stock-pmem stock-zram stock-tiering pmswap pmswap-hugeoff pmswap-bio pmswap-read pmswap-always)
+# BENCH_CONFIGS="a b": a subset (keep stock-pmem in it: ratios are to it)
+if [ -n "${BENCH_CONFIGS:-}" ]; then
+	read -r -a configs <<< "$BENCH_CONFIGS"
+fi
 mem=1536M nvmib=2048 tmo=3600
 [ "$quick" = 1 ] && tmo=900
 

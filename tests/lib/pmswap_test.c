@@ -498,3 +498,10 @@ int pt_inplace_policy(void)
 	globfree(&g);
 	return ret;
 }
+
+long pt_swap_slot_cache_kb(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return (cpus > 0 ? cpus : 1) * 64 * (PT_PAGE_SIZE >> 10);
+}

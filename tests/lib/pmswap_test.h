@@ -92,6 +92,12 @@ long pt_swap_used_kb(void);
  * shows here; a folio left in the swap cache does not.
  */
 long pt_swap_held_kb(void);
+/*
+ * What the per-CPU swap slot caches can hold (64 slots a CPU): /proc/swaps
+ * counts those as used, so a count may differ by up to this much without
+ * a leak.
+ */
+long pt_swap_slot_cache_kb(void);
 bool pt_swap_active(void);
 
 /* A snapshot of the vmstat counters that swap tests look at. */
