@@ -12,7 +12,7 @@
 #    the promotion scanner every 500 ms;
 #  - junk written into every pmswap knob: each write must be refused and
 #    change nothing;
-#  - once, in the middle: a memory error on the pmem page behind a
+#  - once, a quarter in: a memory error on the pmem page behind a
 #    swapped THP of a separate victim process (hwpoison-inject); only the
 #    victim may die (SIGBUS), everything else keeps verifying.
 # stress-ng's madvise stressor is left out: run as root it injects
@@ -44,7 +44,8 @@ cycles=0 cycle_fail=0 flips=0 reclaims=0 ioflips=0 junk=0 junk_taken=0
 iodir=/sys/kernel/mm/pmswap/pmem/${dev#/dev/}
 [ -f /sys/kernel/mm/pmswap/inplace/promote_interval_ms ] &&
 	echo 500 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
-poisoned=none poison_at=$(( t0 + D / 2 ))
+# a quarter in: swapoff cycles under TCG and KASAN make the loop slow
+poisoned=none poison_at=$(( t0 + D / 4 ))
 # restore_limit CGROUP: after a swapoff cycle the group holds its whole
 # working set again; push it back under the limit with memory.reclaim
 # before lowering memory.max, so the limit change itself does not end in
@@ -54,9 +55,12 @@ restore_limit() {  # restore_limit CGROUP LIMIT-MIB
 	for i in 1 2 3 4; do
 		cur=$(cat "$1/memory.current")
 		[ "$cur" -le $((lim * 7 / 8)) ] && break
-		echo $((cur - lim * 3 / 4)) > "$1/memory.reclaim" 2>/dev/null
+		timeout 10 sh -c "echo $((cur - lim * 3 / 4)) > $1/memory.reclaim" 2>/dev/null
 	done
-	echo "${2}M" > "$1/memory.max"
+	# The limit holds from the write on; an interrupted write only stops
+	# the reclaim down to it (under TCG and KASAN that can take minutes).
+	timeout 10 sh -c "echo ${2}M > $1/memory.max"
+	[ "$(cat "$1/memory.max")" = $lim ] || echo "# $1: memory.max not set to ${2}M"
 }
 # junk KNOB: a bad value must be refused and leave the knob as it was
 junk() {
