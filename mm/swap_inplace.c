@@ -760,15 +760,21 @@ void pmswap_inplace_swapoff(struct swap_info_struct *si)
 
 /* sysfs: /sys/kernel/mm/pmswap/inplace/ */
 
+static ssize_t inplace_uint_show(const unsigned int *knob, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob));
+}
+
 static ssize_t inplace_uint_store(unsigned int *knob, const char *buf,
-				  size_t count, unsigned int max)
+				  size_t count, unsigned int min,
+				  unsigned int max)
 {
 	unsigned int v;
 	int err = kstrtouint(buf, 0, &v);
 
 	if (err)
 		return err;
-	if (v > max)
+	if (v < min || v > max)
 		return -EINVAL;
 	WRITE_ONCE(*knob, v);
 	return count;
@@ -790,7 +796,7 @@ static ssize_t default_policy_store(struct kobject *kobj,
 static ssize_t promote_interval_ms_show(struct kobject *kobj,
 					struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_interval_ms));
+	return inplace_uint_show(&promote_interval_ms, buf);
 }
 
 static ssize_t promote_interval_ms_store(struct kobject *kobj,
@@ -799,7 +805,7 @@ static ssize_t promote_interval_ms_store(struct kobject *kobj,
 {
 	unsigned int old = READ_ONCE(promote_interval_ms);
 	ssize_t ret = inplace_uint_store(&promote_interval_ms, buf, count,
-					 3600 * 1000);
+					 0, 3600 * 1000);
 
 	/* 0 stops the scanner; anything else (re)starts it on that period */
 	if (ret > 0 && promote_interval_ms && promote_interval_ms != old)
@@ -811,35 +817,28 @@ static ssize_t promote_interval_ms_store(struct kobject *kobj,
 static ssize_t promote_threshold_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_threshold));
+	return inplace_uint_show(&promote_threshold, buf);
 }
 
 static ssize_t promote_threshold_store(struct kobject *kobj,
 				       struct kobj_attribute *attr,
 				       const char *buf, size_t count)
 {
-	unsigned int v;
-	int err = kstrtouint(buf, 0, &v);
-
-	if (err)
-		return err;
-	if (v < 1 || v > U8_MAX)
-		return -EINVAL;
-	WRITE_ONCE(promote_threshold, v);
-	return count;
+	/* the heat counter is a u8 */
+	return inplace_uint_store(&promote_threshold, buf, count, 1, U8_MAX);
 }
 
 static ssize_t promote_rate_mb_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(promote_rate_mb));
+	return inplace_uint_show(&promote_rate_mb, buf);
 }
 
 static ssize_t promote_rate_mb_store(struct kobject *kobj,
 				     struct kobj_attribute *attr,
 				     const char *buf, size_t count)
 {
-	return inplace_uint_store(&promote_rate_mb, buf, count, 1 << 20);
+	return inplace_uint_store(&promote_rate_mb, buf, count, 0, 1 << 20);
 }
 
 static struct kobj_attribute default_policy_attr =
