@@ -33,6 +33,12 @@
  * is above the reserves, the owner's memcg has headroom and reclaim did
  * not run during the last interval.
  *
+ * 4 KiB swap entries get the same treatment one level down: a present,
+ * special PTE pointing at the slot's pmem page, with per-slot bits and
+ * heat instead of per-extent ones. The zap, fork, swapoff and fault paths
+ * revert it; every other walker finds no page behind it (vm_normal_page()
+ * returns NULL for it) and leaves it alone; GUP faults it into DRAM.
+ *
  * Copyright (C) 2026 pmswap developers
  */
 
@@ -93,10 +99,18 @@ struct inplace_dev {
 	unsigned long *promote;
 	/* scans in a row that found the extent accessed */
 	u8 *heat;
-	struct attribute_group group;
+	/* the same for 4 KiB slots mapped in place by a PTE, per slot */
+	atomic_long_t pte_now;
+	atomic_long_t pte_maps;
+	atomic_long_t pte_promotions;
+	unsigned long *pte_rw;
+	unsigned long *pte_excl;
+	unsigned long *pte_promote;
+	u8 *pte_heat;
 };
 
 static struct inplace_dev *inplace_devs[MAX_SWAPFILES];
+/* pages mapped in place, by PMDs and PTEs */
 static atomic_long_t inplace_pages = ATOMIC_LONG_INIT(0);
 
 /* policy of devices at swapon */
@@ -428,10 +442,226 @@ bool pmswap_inplace_rw_busy(swp_entry_t entry)
 
 	if (!d)
 		return false;
-	/* pairs with smp_mb__after_atomic() in pmswap_inplace_try_map() */
+	/* pairs with smp_mb__after_atomic() in pmswap_inplace_try_map*() */
 	smp_mb();
-	return test_bit(swp_offset(entry) / HPAGE_PMD_NR, d->rw);
+	return test_bit(swp_offset(entry) / HPAGE_PMD_NR, d->rw) ||
+	       test_bit(swp_offset(entry), d->pte_rw);
 }
+
+#ifdef pte_is_inplace	/* patches/0013: the hooks for 4 KiB slots are in */
+/* pages mapped in place by PTEs: the scanner looks at page tables if any */
+static atomic_long_t inplace_pte_pages = ATOMIC_LONG_INIT(0);
+
+/**
+ * pmswap_inplace_pte_revert_locked - turn an in-place PTE back into its swap entry
+ * @vma: the anonymous VMA
+ * @addr: the address the PTE maps
+ * @ptep: the PTE, locked, holding an in-place mapping
+ * @flags: PMSWAP_REVERT_PROMOTE to make the next fault on the slot copy
+ *	   it into DRAM; PMSWAP_REVERT_NOFLUSH when the mm is being torn down
+ *
+ * No I/O: the data is in the swap slot already. Return: the new PTE.
+ */
+pte_t pmswap_inplace_pte_revert_locked(struct vm_area_struct *vma,
+				       unsigned long addr, pte_t *ptep,
+				       unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t old = ptep_get(ptep), new;
+	struct inplace_dev *d;
+	unsigned long off;
+	bool rw;
+
+	d = inplace_dev_of_pfn(pte_pfn(old));
+	if (WARN_ON_ONCE(!d))
+		return old;
+	off = pte_pfn(old) - d->pfn0;
+
+	if (flags & PMSWAP_REVERT_NOFLUSH)
+		old = ptep_get_and_clear(mm, addr, ptep);
+	else
+		old = ptep_clear_flush(vma, addr, ptep);
+	new = swp_entry_to_pte(swp_entry(d->type, off));
+	if (pte_soft_dirty(old))
+		new = pte_swp_mksoft_dirty(new);
+	if (pte_uffd_wp(old))
+		new = pte_swp_mkuffd_wp(new);
+	/* mapped writable, even if an mprotect() took that away since */
+	rw = test_and_clear_bit(off, d->pte_rw);
+	if (test_and_clear_bit(off, d->pte_excl) || rw || pte_write(old))
+		new = pte_swp_mkexclusive(new);
+	set_pte_at(mm, addr, ptep, new);
+	if (flags & PMSWAP_REVERT_PROMOTE) {
+		set_bit(off, d->pte_promote);
+		atomic_long_inc(&d->pte_promotions);
+		count_vm_event(PMSWAP_INPLACE_PTE_PROMOTE);
+	}
+	atomic_long_dec(&d->pte_now);
+	atomic_long_dec(&inplace_pte_pages);
+	inplace_account(pte_to_swp_entry(new), -1);
+	count_vm_event(PMSWAP_INPLACE_PTE_UNMAP);
+	return new;
+}
+
+/**
+ * pmswap_inplace_pte_unuse - for swapoff: revert an in-place PTE of device @type
+ * @vma: the VMA, mmap lock held
+ * @pmd: the PMD of the page table
+ * @addr: the address @ptep maps
+ * @ptep: the PTE, mapped, not locked
+ * @type: the swap device going away
+ *
+ * Return: the PTE as it is now.
+ */
+pte_t pmswap_inplace_pte_unuse(struct vm_area_struct *vma, pmd_t *pmd,
+			       unsigned long addr, pte_t *ptep,
+			       unsigned int type)
+{
+	spinlock_t *ptl = pte_lockptr(vma->vm_mm, pmd);
+	struct inplace_dev *d;
+	pte_t pte;
+
+	spin_lock(ptl);
+	pte = ptep_get(ptep);
+	if (pte_is_inplace(vma, pte)) {
+		d = inplace_dev_of_pfn(pte_pfn(pte));
+		if (d && d->type == type)
+			pte = pmswap_inplace_pte_revert_locked(vma, addr, ptep,
+							       0);
+	}
+	spin_unlock(ptl);
+	return pte;
+}
+
+/**
+ * pmswap_inplace_pte_fault - a fault on a PTE that maps pmem in place
+ * @vmf: the fault; vmf->pte mapped, not locked; vmf->orig_pte in place
+ *
+ * As for a PMD: revert to the swap entry and fault the page into DRAM.
+ */
+vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
+{
+	pte_t entry;
+
+	spin_lock(vmf->ptl);
+	if (unlikely(!pte_same(ptep_get(vmf->pte), vmf->orig_pte))) {
+		pte_unmap_unlock(vmf->pte, vmf->ptl);
+		return 0;
+	}
+	entry = pmswap_inplace_pte_revert_locked(vmf->vma, vmf->address,
+						 vmf->pte,
+						 PMSWAP_REVERT_PROMOTE);
+	spin_unlock(vmf->ptl);
+	if (unlikely(!is_swap_pte(entry))) {
+		pte_unmap(vmf->pte);
+		return VM_FAULT_SIGBUS;
+	}
+	vmf->orig_pte = entry;
+	return do_swap_page(vmf);
+}
+
+/**
+ * pmswap_inplace_try_map_pte - map a 4 KiB swap entry's pmem page in place
+ * @vmf: the fault on the swap entry vmf->orig_pte; vmf->pte unmapped
+ * @si: its swap device, pinned by the caller
+ *
+ * Called by do_swap_page() when the swap cache holds no folio for the
+ * slot. Return: true if the fault is done (mapped, or raced with another
+ * change of the PTE); false to go on and read the page into DRAM.
+ */
+bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
+				struct swap_info_struct *si)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	swp_entry_t entry = pte_to_swp_entry(vmf->orig_pte);
+	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
+	bool excl = pte_swp_exclusive(vmf->orig_pte);
+	struct inplace_dev *d = inplace_dev_of(si);
+	unsigned long off = swp_offset(entry);
+	bool writable = false, mapped = true, zero;
+	int policy;
+	pte_t pte;
+
+	if (!d || READ_ONCE(d->pd->use_bio))
+		return false;
+	policy = READ_ONCE(d->policy);
+	if (policy == INPLACE_NEVER)
+		return false;
+	/* a promotion, or a page the scanner found hot: copy it */
+	if (test_and_clear_bit(off, d->pte_promote))
+		return false;
+	if (write && (policy != INPLACE_ALWAYS || !excl ||
+		      (vmf->flags & FAULT_FLAG_UNSHARE)))
+		return false;
+	/* userfaultfd write protection is the copy path's business */
+	if (pte_swp_uffd_wp(vmf->orig_pte))
+		return false;
+	/* swapoff has begun (racy: swapoff reverts whatever gets mapped) */
+	if (!(data_race(si->flags) & SWP_WRITEOK))
+		return false;
+	if (!zswap_never_enabled())
+		return false;
+	if (swap_zeromap_batch(entry, 1, &zero) != 1 || zero)
+		return false;
+	if (pmswap_pmem_range_bad(d->pd, off, 1))
+		return false;
+
+	pte = pte_mkspecial(pfn_pte(d->pfn0 + off, vma->vm_page_prot));
+	pte = pte_mkyoung(pte);
+	if (pte_swp_soft_dirty(vmf->orig_pte))
+		pte = pte_mksoft_dirty(pte);
+
+	/* claim the slot until the PTE is in, as for an extent */
+	if (swapcache_prepare(entry, 1))
+		return false;
+	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) && excl &&
+	    !(vma_soft_dirty_enabled(vma) && !pte_soft_dirty(pte))) {
+		/* readahead leaves the slot alone from now on */
+		set_bit(off, d->pte_rw);
+		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
+		smp_mb__after_atomic();
+		writable = true;
+		pte = pte_mkwrite(pte, vma);
+		if (write)
+			pte = pte_mkdirty(pte);
+	}
+	if (write && !writable) {
+		mapped = false;
+		goto unclaim;
+	}
+
+	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
+	if (unlikely(!vmf->pte))
+		goto unmapped;
+	/* a memory failure may have hit the slot since the check above */
+	if (unlikely(!pte_same(ptep_get(vmf->pte), vmf->orig_pte) ||
+		     pmswap_pmem_range_bad(d->pd, off, 1))) {
+		pte_unmap_unlock(vmf->pte, vmf->ptl);
+		goto unmapped;
+	}
+	set_pte_at(mm, vmf->address, vmf->pte, pte);
+	update_mmu_cache(vma, vmf->address, vmf->pte);
+	if (excl)
+		set_bit(off, d->pte_excl);
+	WRITE_ONCE(d->pte_heat[off], 0);
+	atomic_long_inc(&d->pte_now);
+	atomic_long_inc(&d->pte_maps);
+	atomic_long_inc(&inplace_pte_pages);
+	inplace_account(entry, 1);
+	pte_unmap_unlock(vmf->pte, vmf->ptl);
+	vmf->pte = NULL;
+	count_vm_event(PMSWAP_INPLACE_PTE_MAP);
+	goto unclaim;
+unmapped:
+	vmf->pte = NULL;
+	if (writable)
+		clear_bit(off, d->pte_rw);
+unclaim:
+	swapcache_clear(si, entry, 1);
+	return mapped;
+}
+#endif /* pte_is_inplace */
 
 /* /proc/meminfo: anonymous memory that lives on pmem, mapped in place */
 void pmswap_inplace_meminfo(struct seq_file *m)
@@ -446,7 +676,7 @@ struct inplace_walk {
 	/* memory failure: revert mappings of these slots of this device */
 	struct inplace_dev *dev;
 	unsigned long first, last;
-	/* scanner: THPs it may still promote in this pass */
+	/* scanner: pages it may still promote in this pass */
 	long budget;
 	/* scanner: reclaim ran since the last pass, promote nothing */
 	bool pressure;
@@ -470,6 +700,82 @@ static bool inplace_dram_free(void)
 	       totalreserve_pages + 4 * HPAGE_PMD_NR;
 }
 
+#ifdef pte_is_inplace
+/* The scanner and memory failure for the 4 KiB slots of one page table. */
+static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
+			     unsigned long end, struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct inplace_walk *w = walk->private;
+	unsigned long promote[16], first = addr;
+	int i, nr_promote = 0, tight = -1;
+	bool young = false;
+	pte_t *start, *ptep, pte;
+	struct inplace_dev *d;
+	unsigned long off;
+	spinlock_t *ptl;	/* the page table's */
+	u8 heat;
+
+	if (!vma_is_anonymous(vma) || !atomic_long_read(&inplace_pte_pages))
+		return 0;
+	start = pte_offset_map_lock(vma->vm_mm, pmd, addr, &ptl);
+	if (!start)
+		return 0;
+	for (ptep = start; addr != end; ptep++, addr += PAGE_SIZE) {
+		pte = ptep_get(ptep);
+		if (!pte_is_inplace(vma, pte))
+			continue;
+		d = inplace_dev_of_pfn(pte_pfn(pte));
+		if (!d)
+			continue;
+		off = pte_pfn(pte) - d->pfn0;
+		if (w->dev) {
+			if (d == w->dev && off >= w->first && off <= w->last)
+				pmswap_inplace_pte_revert_locked(vma, addr,
+								 ptep, 0);
+			continue;
+		}
+		/*
+		 * x86's ptep_clear_flush_young() does not flush: a TLB entry
+		 * would hide the next accesses. Flush once for the table.
+		 */
+		heat = READ_ONCE(d->pte_heat[off]);
+		if (ptep_test_and_clear_young(vma, addr, ptep)) {
+			heat = min_t(unsigned int, heat + 1, U8_MAX);
+			young = true;
+		} else {
+			heat = 0;
+		}
+		WRITE_ONCE(d->pte_heat[off], heat);
+		if (heat < READ_ONCE(promote_threshold) || w->budget <= 0 ||
+		    w->pressure || nr_promote == ARRAY_SIZE(promote) ||
+		    !inplace_dram_free())
+			continue;
+		if (tight < 0)
+			tight = huge_swap_memcg_tight(vma->vm_mm);
+		if (tight)
+			continue;
+		pmswap_inplace_pte_revert_locked(vma, addr, ptep,
+						 PMSWAP_REVERT_PROMOTE);
+		w->budget--;
+		promote[nr_promote++] = addr;
+	}
+	if (young)
+		flush_tlb_range(vma, first, end);
+	pte_unmap_unlock(start, ptl);
+	/* Fault them into DRAM now; the mmap lock stays held (no retry). */
+	for (i = 0; i < nr_promote; i++)
+		handle_mm_fault(vma, promote[i], FAULT_FLAG_REMOTE, NULL);
+	return 0;
+}
+#else
+static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
+			     unsigned long end, struct mm_walk *walk)
+{
+	return 0;
+}
+#endif
+
 static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 			    unsigned long next, struct mm_walk *walk)
 {
@@ -483,7 +789,7 @@ static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 	u8 heat;
 
 	if (!pmd_is_inplace(vma, pmdp_get_lockless(pmd)))
-		return 0;
+		return inplace_walk_ptes(pmd, addr, next, walk);
 	spin_lock(ptl);
 	if (!pmd_is_inplace(vma, *pmd))
 		goto unlock;
@@ -511,7 +817,7 @@ static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 	    !w->pressure && inplace_dram_free() &&
 	    !huge_swap_memcg_tight(vma->vm_mm)) {
 		pmswap_inplace_revert_locked(vma, haddr, pmd, true);
-		w->budget--;
+		w->budget -= HPAGE_PMD_NR;
 		promote = true;
 	}
 unlock:
@@ -577,9 +883,10 @@ static void inplace_scan_fn(struct work_struct *work)
 	w.pressure = scans != last_scans;
 	last_scans = scans;
 	if (atomic_long_read(&inplace_pages)) {
-		/* MiB per second over the interval, in THPs */
-		w.budget = max(1UL, (unsigned long)READ_ONCE(promote_rate_mb) *
-				    ms / 1000 / (HPAGE_PMD_SIZE >> 20));
+		/* MiB per second over the interval, in pages, one THP at least */
+		w.budget = max_t(unsigned long, HPAGE_PMD_NR,
+				 ((unsigned long)READ_ONCE(promote_rate_mb) *
+				  ms / 1000) << (20 - PAGE_SHIFT));
 		if (!READ_ONCE(promote_rate_mb))
 			w.budget = 0;
 		inplace_walk_mms(&w);
@@ -663,16 +970,22 @@ static ssize_t inplace_stats_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
 	struct inplace_dev *d = inplace_kobj_dev(kobj);
-	long maps, promotions;
+	long maps, promotions, pte_maps, pte_promotions;
 
 	if (!d)
 		return -ENODEV;
 	maps = atomic_long_read(&d->maps);
 	promotions = atomic_long_read(&d->promotions);
+	pte_maps = atomic_long_read(&d->pte_maps);
+	pte_promotions = atomic_long_read(&d->pte_promotions);
+	/* THPs (extents) first, then 4 KiB pages */
 	return sysfs_emit(buf,
-			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\n",
+			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\n",
 			  atomic_long_read(&d->now), maps, promotions,
-			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE);
+			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE +
+			  (long long)max(pte_maps - pte_promotions, 0L) * PAGE_SIZE,
+			  atomic_long_read(&d->pte_now), pte_maps,
+			  pte_promotions);
 }
 
 static struct kobj_attribute inplace_attr = __ATTR_RW_MODE(inplace, 0600);
@@ -688,12 +1001,22 @@ static const struct attribute_group inplace_dev_group = {
 	.attrs = inplace_dev_attrs,
 };
 
+/* a bitmap with a bit per swap slot: large devices need vmalloc */
+static unsigned long *inplace_slot_bitmap(unsigned long nr)
+{
+	return kvcalloc(BITS_TO_LONGS(nr), sizeof(unsigned long), GFP_KERNEL);
+}
+
 static void inplace_dev_free(struct inplace_dev *d)
 {
 	bitmap_free(d->rw);
 	bitmap_free(d->promote);
 	bitmap_free(d->excl);
 	kvfree(d->heat);
+	kvfree(d->pte_rw);
+	kvfree(d->pte_excl);
+	kvfree(d->pte_promote);
+	kvfree(d->pte_heat);
 	kfree(d);
 }
 
@@ -721,7 +1044,12 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 	d->promote = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->excl = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->heat = kvzalloc(d->nr_extents, GFP_KERNEL);
-	if (!d->rw || !d->promote || !d->excl || !d->heat) {
+	d->pte_rw = inplace_slot_bitmap(d->max);
+	d->pte_excl = inplace_slot_bitmap(d->max);
+	d->pte_promote = inplace_slot_bitmap(d->max);
+	d->pte_heat = kvzalloc(d->max, GFP_KERNEL);
+	if (!d->rw || !d->promote || !d->excl || !d->heat || !d->pte_rw ||
+	    !d->pte_excl || !d->pte_promote || !d->pte_heat) {
 		inplace_dev_free(d);
 		goto nomem;
 	}
@@ -746,7 +1074,7 @@ void pmswap_inplace_swapoff(struct swap_info_struct *si)
 
 	if (!d)
 		return;
-	WARN_ON_ONCE(atomic_long_read(&d->now));
+	WARN_ON_ONCE(atomic_long_read(&d->now) || atomic_long_read(&d->pte_now));
 	if (pd)
 		sysfs_remove_group(&pd->kobj, &inplace_dev_group);
 	/* a memory failure notification uses the device under this lock */

@@ -594,11 +594,13 @@ struct devstat {
 	char io[16];
 	long v[9];
 	char inplace[16];	/* map-in-place policy, "" if none */
-	long ip[4];
+	long ip[7];
 };
 
-static const char *const inplace_keys[4] = {
+/* THPs (extents), bytes, then 4 KiB pages */
+static const char *const inplace_keys[7] = {
 	"mapped_now", "maps", "promotions", "copy_avoided_bytes",
+	"pte_mapped_now", "pte_maps", "pte_promotions",
 };
 
 static const char *const stat_keys[9] = {
@@ -612,6 +614,8 @@ static const char *const vm_keys[] = {
 	"thp_swpout_fallback", "thp_swpin_pmd", "thp_swpin_pmd_fallback",
 	"thp_split_swap_pmd", "pswpin", "pswpout", "pmswap_inplace_map",
 	"pmswap_inplace_unmap", "pmswap_inplace_promote",
+	"pmswap_inplace_pte_map", "pmswap_inplace_pte_unmap",
+	"pmswap_inplace_pte_promote",
 };
 
 /* "never [read] always" -> "read" */
@@ -661,7 +665,7 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace", blk);
 		read_policy(path, d[n].inplace, sizeof(d[n].inplace));
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace_stats", blk);
-		for (j = 0; j < 4; j++)
+		for (j = 0; j < 7; j++)
 			d[n].ip[j] = d[n].inplace[0] ? kv_get(path, inplace_keys[j]) : -1;
 		n++;
 	}
@@ -680,7 +684,7 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 					       stat_keys[j], d[i].v[j]);
 			if (d[i].inplace[0]) {
 				printf(",\n     \"inplace\": \"%s\"", d[i].inplace);
-				for (j = 0; j < 4; j++)
+				for (j = 0; j < 7; j++)
 					printf(", \"inplace_%s\": %ld", inplace_keys[j],
 					       d[i].ip[j]);
 			} else if (d[i].dax) {
@@ -720,9 +724,13 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		       d[i].v[7], d[i].v[8]);
 		if (!d[i].inplace[0])
 			continue;
-		printf("  map in place: policy %s; %ld MiB mapped in place now, %ld maps, %ld promotions to DRAM, %ld MiB of copies avoided\n",
-		       d[i].inplace, d[i].ip[0] * 2, d[i].ip[1], d[i].ip[2],
-		       d[i].ip[3] >> 20);
+		printf("  map in place: policy %s; %ld MiB of copies avoided\n",
+		       d[i].inplace, d[i].ip[3] >> 20);
+		printf("    THPs: %ld MiB mapped in place now, %ld maps, %ld promotions to DRAM\n",
+		       d[i].ip[0] * 2, d[i].ip[1], d[i].ip[2]);
+		if (d[i].ip[4] >= 0)
+			printf("    4 KiB pages: %ld kB mapped in place now, %ld maps, %ld promotions to DRAM\n",
+			       d[i].ip[4] * 4, d[i].ip[5], d[i].ip[6]);
 	}
 	printf("counters:");
 	for (k = 0; k < sizeof(vm_keys) / sizeof(vm_keys[0]); k++) {

@@ -90,14 +90,14 @@ expect 0 "status" pmswap status
 has "I/O path dax" && has "$dev"; ok $? "status shows $dev with the dax I/O path"
 written=$(echo "$out" | sed -n 's/.*pages copied: \([0-9]*\) written.*/\1/p')
 [ "${written:-0}" -ge 65536 ]; ok $? "status counts the pages copied to pmem ($written)"
-maps=$(echo "$out" | sed -n 's/.*map in place: policy read; [0-9]* MiB mapped in place now, \([0-9]*\) maps.*/\1/p')
+maps=$(echo "$out" | sed -n 's/.*THPs: [0-9]* MiB mapped in place now, \([0-9]*\) maps.*/\1/p')
 [ -f "$sysdir/$pdev/inplace" ] || maps=none
-[ "$maps" = none ] || [ "${maps:-0}" -ge 128 ]
+[ "$maps" = none ] || { [ "${maps:-0}" -ge 128 ] && has "map in place: policy read;" && has "4 KiB pages: [0-9]* kB mapped in place now"; }
 ok $? "status shows map in place: policy read, $maps maps for the 128 THPs read back"
 expect 0 "status --json" pmswap status --json
 has "\"device\": \"$dev\"" && has '"pmem_swap": true' && has '"thp_swpout_pmd": [0-9]'
 ok $? "status --json describes $dev and the counters"
-[ "$maps" = none ] || { has '"inplace": "read"' && has '"inplace_copy_avoided_bytes": [0-9]' && has '"pmswap_inplace_map": [0-9]'; }
+[ "$maps" = none ] || { has '"inplace": "read"' && has '"inplace_copy_avoided_bytes": [0-9]' && has '"pmswap_inplace_map": [0-9]' && has '"inplace_pte_maps": [0-9]' && has '"pmswap_inplace_pte_map": [0-9]'; }
 ok $? "status --json shows the map-in-place policy and counters"
 expect 4 "setup on the active swap namespace refused" pmswap setup --namespace "$pdev"
 has "already active swap"; ok $? "message says it is already swap"

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Map in place at PTE level: 4 KiB pages swapped out to pmem come back by
+ * mapping the slot's pmem page into the process, not by copying it into
+ * DRAM.
+ *
+ * Acceptance (policy "read", 32 MiB of small pages by default, one access
+ * per 4 KiB): at most one fault per page, every page mapped in place,
+ * MemFree drops by less than 8 MiB, nothing copied (the device's
+ * pages_read), data intact; the same read with policy "never" in the same
+ * boot is timed for the ratio (printed, not asserted). Then every
+ * operation that meets an in-place PTE, each checked on the data: writes
+ * under each policy, fork, munmap and exit (slots freed), mprotect,
+ * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
+ * memcg accounting, promotion of a hot page while a cold one stays,
+ * memory failure on an in-place page and swapoff.
+ *
+ * Skips as a whole when swap is not on a DAX pmem device (zram).
+ * usage: pte_inplace [MiB]   (default 32)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+
+#include "kselftest.h"
+#include "pmswap_test.h"
+#include "../../../mm/gup_test.h"
+
+#define KNOBS		"/sys/kernel/mm/pmswap/inplace/"
+#define MIB(x)		((size_t)(x) << 20)
+#define PAGES(size)	((long)((size) / PT_PAGE_SIZE))
+
+static char dir[300];		/* /sys/kernel/mm/pmswap/pmem/<disk> */
+static char devpath[64];	/* /dev/<disk> */
+static char policy_file[320], stats_file[340], dstats_file[340];
+
+static long stat_key(const char *file, const char *key)
+{
+	char buf[2048], *p;
+	size_t n = strlen(key);
+
+	if (pt_read_str(file, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return atol(p + n + 1);
+	return -1;
+}
+
+static void set_policy(const char *p)
+{
+	if (pt_write_str(policy_file, p))
+		ksft_exit_fail_msg("cannot set policy %s\n", p);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Small pages only: a VMA that never gets THPs, followed by a PROT_NONE
+ * guard page so that it never merges with the next region (smaps counts
+ * whole VMAs).
+ */
+static char *alloc_small(size_t size)
+{
+	char *mem = mmap(NULL, size + PT_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		ksft_exit_fail_perror("mmap");
+	if (mprotect(mem + size, PT_PAGE_SIZE, PROT_NONE))
+		ksft_exit_fail_perror("mprotect guard");
+	if (madvise(mem, size, MADV_NOHUGEPAGE))
+		ksft_exit_fail_perror("MADV_NOHUGEPAGE");
+	return mem;
+}
+
+static void free_small(void *mem, size_t size)
+{
+	munmap(mem, size + PT_PAGE_SIZE);
+}
+
+/* A region of 4 KiB pages filled with @seed's pattern and swapped out. */
+static char *swapped_small(size_t size, uint64_t seed)
+{
+	char *mem = alloc_small(size);
+
+	pt_fill(mem, size, seed);
+	if (pt_pageout(mem, size))
+		ksft_exit_fail_perror("MADV_PAGEOUT");
+	if (pt_smaps_kb(mem, "Swap") != (long)(size >> 10))
+		ksft_print_msg("only %ld of %zu kB swapped out\n",
+			       pt_smaps_kb(mem, "Swap"), size >> 10);
+	return mem;
+}
+
+static long inplace_kb(const void *p)
+{
+	return pt_smaps_kb(p, "PmswapInPlace");
+}
+
+/* 1. The acceptance round trip, policy read against never. */
+static void case_acceptance(size_t size)
+{
+	long nr = PAGES(size), faults, free0, free1, rd0, rd1, map0, map1, av0, av1;
+	struct pt_faults f0;
+	double t_read, t_never;
+	char *mem, *mem2;
+
+	set_policy("read");
+	mem = swapped_small(size, 11);
+	ksft_test_result(pt_smaps_kb(mem, "Swap") == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "Rss") == 0,
+			 "read: %zu MiB of 4 KiB pages swapped out\n", size >> 20);
+
+	free0 = pt_meminfo_kb("MemFree");
+	rd0 = stat_key(dstats_file, "pages_read");
+	map0 = pt_vmstat("pmswap_inplace_pte_map");
+	av0 = stat_key(stats_file, "copy_avoided_bytes");
+	pt_faults_now(&f0);
+	t_read = now();
+	pt_touch_read(mem, size);
+	t_read = now() - t_read;
+	faults = pt_faults_since(&f0, NULL);
+	free1 = pt_meminfo_kb("MemFree");
+	rd1 = stat_key(dstats_file, "pages_read");
+	map1 = pt_vmstat("pmswap_inplace_pte_map");
+	av1 = stat_key(stats_file, "copy_avoided_bytes");
+
+	ksft_test_result(faults <= nr && map1 - map0 == nr,
+			 "read: %ld faults for %ld pages, %ld mapped in place\n",
+			 faults, nr, map1 - map0);
+	ksft_test_result(free0 - free1 < 8192,
+			 "read: MemFree dropped by %ld kB (< 8192)\n", free0 - free1);
+	ksft_test_result(rd1 == rd0 && av1 - av0 == (long)size,
+			 "read: 0 pages copied from pmem (pages_read +%ld), copy_avoided_bytes +%ld\n",
+			 rd1 - rd0, av1 - av0);
+	ksft_test_result(inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "Swap") == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "Anonymous") == 0 &&
+			 pt_meminfo_kb("PmswapInPlace") >= (long)(size >> 10) &&
+			 stat_key(stats_file, "pte_mapped_now") >= nr,
+			 "read: smaps PmswapInPlace %ld kB, Swap %ld kB, Anonymous %ld kB; meminfo PmswapInPlace %ld kB; pte_mapped_now %ld\n",
+			 inplace_kb(mem), pt_smaps_kb(mem, "Swap"),
+			 pt_smaps_kb(mem, "Anonymous"), pt_meminfo_kb("PmswapInPlace"),
+			 stat_key(stats_file, "pte_mapped_now"));
+	ksft_test_result(pt_verify(mem, size, 11) == 0, "read: data intact in place\n");
+
+	/* The same read-back with policy never, in the same boot. */
+	set_policy("never");
+	mem2 = swapped_small(size, 12);
+	rd0 = stat_key(dstats_file, "pages_read");
+	map0 = pt_vmstat("pmswap_inplace_pte_map");
+	t_never = now();
+	pt_touch_read(mem2, size);
+	t_never = now() - t_never;
+	rd1 = stat_key(dstats_file, "pages_read");
+	ksft_test_result(rd1 - rd0 == nr && pt_vmstat("pmswap_inplace_pte_map") == map0 &&
+			 inplace_kb(mem2) == 0 && pt_verify(mem2, size, 12) == 0,
+			 "never: %ld pages copied, none mapped in place, data intact\n",
+			 rd1 - rd0);
+	ksft_print_msg("read-back %zu MiB of 4 KiB pages: in place %.3f s, copy %.3f s, ratio never/read %.1f\n",
+		       size >> 20, t_read, t_never, t_read > 0 ? t_never / t_read : 0);
+	free_small(mem2, size);
+	set_policy("read");
+
+	/* MADV_PAGEOUT of in-place pages: swap entries again, no I/O */
+	{
+		long out0 = pt_vmstat("pswpout"), un0 = pt_vmstat("pmswap_inplace_pte_unmap");
+
+		pt_pageout(mem, size);
+		ksft_test_result(pt_vmstat("pswpout") == out0 &&
+				 pt_vmstat("pmswap_inplace_pte_unmap") - un0 == nr &&
+				 inplace_kb(mem) == 0 &&
+				 pt_smaps_kb(mem, "Swap") == (long)(size >> 10),
+				 "pageout: in-place pages are swap entries again without I/O (pswpout +%ld, unmap +%ld)\n",
+				 pt_vmstat("pswpout") - out0,
+				 pt_vmstat("pmswap_inplace_pte_unmap") - un0);
+	}
+	ksft_test_result(pt_verify(mem, size, 11) == 0 &&
+			 inplace_kb(mem) == (long)(size >> 10),
+			 "read: mapped in place again after pageout, data intact\n");
+	free_small(mem, size);
+}
+
+/* 2. Writes under each policy land where the policy says, data correct. */
+static void case_writes(void)
+{
+	size_t size = MIB(2);
+	long nr = PAGES(size), m0, p0;
+	char *mem;
+
+	/* read: the first write to an in-place page promotes it */
+	set_policy("read");
+	mem = swapped_small(size, 21);
+	pt_touch_read(mem, size);
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	pt_fill(mem, size, 22);
+	ksft_test_result(pt_vmstat("pmswap_inplace_pte_promote") - p0 == nr &&
+			 inplace_kb(mem) == 0 &&
+			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
+			 pt_verify(mem, size, 22) == 0,
+			 "read: writes promote every page to DRAM (promote +%ld), new data intact\n",
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
+	free_small(mem, size);
+
+	/* always: write faults map writable in place; writes land on pmem */
+	set_policy("always");
+	mem = swapped_small(size, 23);
+	m0 = pt_vmstat("pmswap_inplace_pte_map");
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	pt_fill(mem, size, 24);
+	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") - m0 == nr &&
+			 pt_vmstat("pmswap_inplace_pte_promote") == p0 &&
+			 inplace_kb(mem) == (long)(size >> 10),
+			 "always: write faults map writable in place (map +%ld, promote +%ld)\n",
+			 pt_vmstat("pmswap_inplace_pte_map") - m0,
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
+	pt_pageout(mem, size);
+	set_policy("never");
+	ksft_test_result(inplace_kb(mem) == 0 && pt_verify(mem, size, 24) == 0 &&
+			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10),
+			 "always: data written in place reads back correctly through DRAM\n");
+	free_small(mem, size);
+
+	/* never: nothing mapped in place */
+	mem = swapped_small(size, 25);
+	m0 = pt_vmstat("pmswap_inplace_pte_map");
+	pt_touch_read(mem, size);
+	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") == m0 && inplace_kb(mem) == 0 &&
+			 pt_verify(mem, size, 25) == 0,
+			 "never: read-back copies, nothing mapped in place\n");
+	free_small(mem, size);
+	set_policy("read");
+}
+
+struct fork_arg {
+	char *mem;
+	size_t size;
+};
+
+static int fork_child(void *p)
+{
+	struct fork_arg *a = p;
+
+	if (pt_verify(a->mem, a->size, 31))
+		return 1;
+	pt_fill(a->mem, a->size, 32);
+	return pt_verify(a->mem, a->size, 32) ? 2 : 0;
+}
+
+/* 3. fork: both sides read the shared data, writes stay private. */
+static void case_fork(const char *policy)
+{
+	size_t size = MIB(2);
+	struct fork_arg a = { .size = size };
+	long held0 = pt_swap_held_kb(), kb;
+	int rc;
+
+	set_policy(policy);
+	a.mem = swapped_small(size, 31);
+	/* "always" maps writable on a write fault: write the same data */
+	if (!strcmp(policy, "always"))
+		pt_fill(a.mem, size, 31);
+	else
+		pt_touch_read(a.mem, size);
+	kb = inplace_kb(a.mem);
+	rc = pt_fork_run(fork_child, &a);
+	ksft_test_result(kb == (long)(size >> 10) && rc == 0 && pt_verify(a.mem, size, 31) == 0,
+			 "fork (%s): %ld kB in place; child read the data and wrote its own (rc %d), parent's unchanged\n",
+			 policy, kb, rc);
+	pt_fill(a.mem, size, 33);
+	ksft_test_result(pt_verify(a.mem, size, 33) == 0,
+			 "fork (%s): parent writes after fork\n", policy);
+	free_small(a.mem, size);
+	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
+			 "fork (%s): swap held back to %ld kB (was %ld kB) after both are gone\n",
+			 policy, pt_swap_held_kb(), held0);
+	set_policy("read");
+}
+
+/* 4. munmap and exit free the slots of in-place pages. */
+static int exit_child(void *p)
+{
+	char *mem = swapped_small(MIB(2), 41);
+
+	pt_touch_read(mem, MIB(2));
+	return inplace_kb(mem) == 2048 ? 0 : 1;
+}
+
+static void case_unmap_exit(void)
+{
+	long held0 = pt_swap_held_kb(), now0 = stat_key(stats_file, "pte_mapped_now");
+	size_t size = MIB(2);
+	char *mem;
+	int rc;
+
+	mem = swapped_small(size, 42);
+	pt_touch_read(mem, size);
+	ksft_test_result(stat_key(stats_file, "pte_mapped_now") - now0 == PAGES(size),
+			 "munmap: %ld pages mapped in place\n",
+			 stat_key(stats_file, "pte_mapped_now") - now0);
+	free_small(mem, size);
+	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
+			 stat_key(stats_file, "pte_mapped_now") == now0,
+			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
+			 pt_swap_held_kb(), held0);
+	rc = pt_fork_run(exit_child, NULL);
+	ksft_test_result(rc == 0 && pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
+			 stat_key(stats_file, "pte_mapped_now") == now0,
+			 "exit: child had 2 MiB in place (rc %d); slots freed at exit\n", rc);
+}
+
+/* 5. mprotect, mremap, DONTNEED, FREE, GUP. */
+static void case_walkers(void)
+{
+	size_t size = MIB(2);
+	long held0 = pt_swap_held_kb(), p0;
+	char *mem, *dst, *moved;
+	size_t i;
+
+	/* mprotect read-only and back: data stays, a write then promotes */
+	mem = swapped_small(size, 51);
+	pt_touch_read(mem, size);
+	ksft_test_result(mprotect(mem, size, PROT_READ) == 0 &&
+			 inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_verify(mem, size, 51) == 0,
+			 "mprotect: PROT_READ over in-place pages, still in place, data intact\n");
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	ksft_test_result(mprotect(mem, size, PROT_READ | PROT_WRITE) == 0 &&
+			 (pt_fill(mem, size, 55), pt_verify(mem, size, 55) == 0) &&
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size),
+			 "mprotect: PROT_WRITE back, writes promote (+%ld), data correct\n",
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
+	free_small(mem, size);
+
+	/* mremap: in-place PTEs move with the data */
+	mem = swapped_small(size, 52);
+	pt_touch_read(mem, size);
+	dst = alloc_small(size);
+	moved = mremap(mem, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	ksft_test_result(moved == dst && inplace_kb(moved) == (long)(size >> 10) &&
+			 pt_verify(moved, size, 52) == 0,
+			 "mremap: in-place pages move (%ld kB in place), data intact\n",
+			 inplace_kb(moved));
+	munmap(mem + size, PT_PAGE_SIZE);	/* the old guard */
+	free_small(moved, size);
+
+	/* MADV_DONTNEED drops them and frees the slots */
+	mem = swapped_small(size, 53);
+	pt_touch_read(mem, size);
+	madvise(mem, size, MADV_DONTNEED);
+	for (i = 0; i < size; i += PT_PAGE_SIZE)
+		if (mem[i])
+			break;
+	ksft_test_result(i == size && inplace_kb(mem) == 0 &&
+			 pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
+			 "MADV_DONTNEED: in-place pages dropped, read as zero, slots freed\n");
+	free_small(mem, size);
+
+	/* MADV_FREE has no DRAM to free: the pages stay in place, intact */
+	mem = swapped_small(size, 56);
+	pt_touch_read(mem, size);
+	madvise(mem, size, MADV_FREE);
+	ksft_test_result(inplace_kb(mem) == (long)(size >> 10) && pt_verify(mem, size, 56) == 0,
+			 "MADV_FREE: in-place pages stay (no DRAM to free), data intact\n");
+	free_small(mem, size);
+
+	/* GUP: /proc/self/mem reads fault the pages into DRAM first */
+	{
+		char *buf = malloc(size);
+		int fd = open("/proc/self/mem", O_RDONLY);
+
+		mem = swapped_small(size, 54);
+		pt_touch_read(mem, size);
+		p0 = pt_vmstat("pmswap_inplace_pte_promote");
+		ksft_test_result(fd >= 0 && buf &&
+				 pread(fd, buf, size, (off_t)(uintptr_t)mem) == (ssize_t)size &&
+				 pt_verify(buf, size, 54) == 0 &&
+				 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size) &&
+				 inplace_kb(mem) == 0 && pt_verify(mem, size, 54) == 0,
+				 "GUP: /proc/self/mem read of in-place pages promotes them (+%ld), data intact\n",
+				 pt_vmstat("pmswap_inplace_pte_promote") - p0);
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		free_small(mem, size);
+	}
+}
+
+/* 6. A FOLL_LONGTERM pin moves the data to DRAM first. */
+static void case_longterm(void)
+{
+	size_t size = MIB(1);
+	struct gup_test g = { 0 };
+	char *mem;
+	int fd, ret;
+
+	fd = open("/sys/kernel/debug/gup_test", O_RDWR);
+	if (fd < 0) {
+		ksft_test_result_skip("FOLL_LONGTERM: no gup_test (%s)\n", strerror(errno));
+		return;
+	}
+	mem = swapped_small(size, 61);
+	pt_touch_read(mem, size);
+	g.addr = (uintptr_t)mem;
+	g.size = size;
+	g.nr_pages_per_call = PAGES(size);
+	ret = ioctl(fd, PIN_LONGTERM_BENCHMARK, &g);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
+			 pt_verify(mem, size, 61) == 0,
+			 "FOLL_LONGTERM: pin moved in-place pages to DRAM (ret %d, in place %ld kB)\n",
+			 ret, inplace_kb(mem));
+	close(fd);
+	free_small(mem, size);
+}
+
+/* 7. memcg: in-place memory is swap, not DRAM, and memory.stat shows it */
+#define CG "pmswap-pte-inplace"
+
+static int memcg_pipe[2];
+
+static int memcg_child(void *arg)
+{
+	long out[4];
+	size_t size = MIB(4);
+	char *mem;
+
+	if (pt_memcg_enter(CG))
+		return 1;
+	mem = swapped_small(size, 66);
+	pt_touch_read(mem, size);
+	out[0] = pt_memcg_stat(CG, "memory.stat", "pmswap_inplace");
+	out[1] = pt_memcg_stat(CG, "memory.stat", "anon");
+	out[2] = pt_memcg_read_long(CG, "memory.swap.current");
+	out[3] = pt_verify(mem, size, 66);
+	if (write(memcg_pipe[1], out, sizeof(out)) != sizeof(out))
+		return 2;
+	free_small(mem, size);
+	return pt_memcg_stat(CG, "memory.stat", "pmswap_inplace") == 0 ? 0 : 3;
+}
+
+static void case_memcg(void)
+{
+	long v[4] = { -1, -1, -1, -1 };
+	int rc;
+
+	if (pt_memcg_create(CG) || pipe(memcg_pipe)) {
+		ksft_test_result_fail("memcg: cannot create %s\n", CG);
+		return;
+	}
+	rc = pt_fork_run(memcg_child, NULL);
+	close(memcg_pipe[1]);
+	if (read(memcg_pipe[0], v, sizeof(v)) != sizeof(v))
+		v[0] = -1;
+	close(memcg_pipe[0]);
+	ksft_test_result(rc == 0 && v[0] == (long)MIB(4) && v[1] < (long)MIB(2) &&
+			 v[2] >= (long)MIB(4) && v[3] == 0,
+			 "memcg: memory.stat pmswap_inplace %ld kB, anon %ld kB, memory.swap.current %ld kB; 0 after munmap (rc %d)\n",
+			 v[0] >> 10, v[1] >> 10, v[2] >> 10, rc);
+	pt_memcg_destroy(CG);
+}
+
+/* 8. A hot page is promoted within a bounded time; a cold one stays. */
+static void case_promotion(void)
+{
+	size_t size = 16 * PT_PAGE_SIZE;
+	char *hot, *cold;
+	long p0;
+	double t0, t = -1;
+	int i;
+
+	pt_write_str(KNOBS "promote_threshold", "2");
+	pt_write_str(KNOBS "promote_interval_ms", "100");
+	hot = swapped_small(size, 71);
+	cold = swapped_small(size, 72);
+	pt_touch_read(hot, size);
+	pt_touch_read(cold, size);
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	t0 = now();
+	for (i = 0; i < 1000; i++) {
+		pt_touch_read(hot, size);
+		if (inplace_kb(hot) == 0 &&
+		    pt_smaps_kb(hot, "Anonymous") == (long)(size >> 10)) {
+			t = now() - t0;
+			break;
+		}
+		usleep(10000);
+	}
+	ksft_test_result(t >= 0 && pt_verify(hot, size, 71) == 0,
+			 "promotion: hot pages moved to DRAM after %.2f s (bound 10 s), data intact\n",
+			 t);
+	ksft_test_result(inplace_kb(cold) == (long)(size >> 10) &&
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size) &&
+			 pt_verify(cold, size, 72) == 0,
+			 "promotion: cold pages stay in place (promote +%ld for %ld hot pages)\n",
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0, PAGES(size));
+	pt_write_str(KNOBS "promote_interval_ms", "1000");
+	pt_write_str(KNOBS "promote_threshold", "3");
+	free_small(hot, size);
+	free_small(cold, size);
+}
+
+/*
+ * 9. Memory failure on a pmem page mapped in place by a PTE: that mapping
+ * goes, the owner gets SIGBUS at its next access of it, its other pages
+ * and the kernel live. The page stays bad.
+ */
+static int poison_pipe[2];
+
+static int poison_child(void *arg)
+{
+	unsigned long phys0 = *(unsigned long *)arg;
+	size_t size = 64 * PT_PAGE_SIZE;
+	char *mem = swapped_small(size, 81);
+	char *victim = mem + 7 * PT_PAGE_SIZE;
+	int fd = pt_pagemap_open();
+	long report[2];
+	char pfn[32];
+	uint64_t e;
+
+	if (fd < 0)
+		return 10;
+	e = pt_pagemap_entry(fd, victim);
+	if (!(e & PT_PM_SWAP))
+		return 11;
+	pt_touch_read(mem, size);
+	if (inplace_kb(mem) != (long)(size >> 10))
+		return 12;
+	snprintf(pfn, sizeof(pfn), "%#lx",
+		 (unsigned long)(phys0 / PT_PAGE_SIZE + PT_PM_SWP_OFFSET(e)));
+	printf("# child: poisoning pfn %s, mapped in place\n", pfn);
+	fflush(stdout);
+	if (pt_write_str("/sys/kernel/debug/hwpoison/corrupt-pfn", pfn))
+		return 13;
+	/* the other pages stay mapped in place, with their data */
+	report[0] = inplace_kb(mem);
+	report[1] = pt_verify_range(mem, 0, 7 * PT_PAGE_SIZE, 81) +
+		    pt_verify_range(mem, 8 * PT_PAGE_SIZE, size - 8 * PT_PAGE_SIZE, 81);
+	if (write(poison_pipe[1], report, sizeof(report)) != sizeof(report))
+		return 15;
+	/* must raise SIGBUS */
+	return pt_verify_range(mem, 7 * PT_PAGE_SIZE, PT_PAGE_SIZE, 81) ? 16 : 17;
+}
+
+static void case_poison(void)
+{
+	char path[340], buf[64];
+	long un0, notices0, notices1, report[2] = { -1, -1 };
+	unsigned long phys0;
+	pid_t pid;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/phys_start", dir);
+	if (pt_read_str(path, buf, sizeof(buf)) ||
+	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn") || pipe(poison_pipe)) {
+		ksft_test_result_fail("poison: no phys_start, hwpoison-inject or pipe\n");
+		return;
+	}
+	phys0 = strtoul(buf, NULL, 0);
+	un0 = pt_vmstat("pmswap_inplace_pte_unmap");
+	notices0 = stat_key(dstats_file, "poison_notices");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(poison_child(&phys0));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		ksft_exit_fail_perror("fork");
+	close(poison_pipe[1]);
+	if (read(poison_pipe[0], report, sizeof(report)) != sizeof(report))
+		report[0] = report[1] = -1;
+	close(poison_pipe[0]);
+	notices1 = stat_key(dstats_file, "poison_notices");
+	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
+			 pt_vmstat("pmswap_inplace_pte_unmap") > un0 &&
+			 report[0] == 63 * 4 && report[1] == 0,
+			 "poison: in-place PTE reverted, owner got SIGBUS (%s %d), %ld notice(s); its other pages still in place (%ld kB), %ld bad pages\n",
+			 WIFSIGNALED(st) ? "signal" : "exit code",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+			 notices1 - notices0, report[0], report[1]);
+}
+
+/* 10. swapoff brings in-place pages back to DRAM. */
+static void case_swapoff(void)
+{
+	size_t size = MIB(2);
+	char *mem;
+	int ok;
+
+	mem = swapped_small(size, 91);
+	pt_touch_read(mem, size);
+	ok = inplace_kb(mem) == (long)(size >> 10);
+	ok = ok && swapoff(devpath) == 0;
+	ksft_test_result(ok && inplace_kb(mem) == 0 &&
+			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
+			 pt_verify(mem, size, 91) == 0,
+			 "swapoff: in-place pages back in DRAM, data intact\n");
+	if (swapon(devpath, 0))
+		ksft_exit_fail_msg("swapon %s: %s\n", devpath, strerror(errno));
+	free_small(mem, size);
+}
+
+int main(int argc, char **argv)
+{
+	size_t size = MIB(argc > 1 ? atol(argv[1]) : 32);
+	glob_t g;
+
+	ksft_print_header();
+	/* the first clock_gettime() faults the vDSO data page in: not later */
+	now();
+	if (glob("/sys/kernel/mm/pmswap/pmem/*/inplace", 0, NULL, &g) || !g.gl_pathc)
+		ksft_exit_skip("swap is not on a pmem device with map in place\n");
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(g.gl_pathv[0], '/') - g.gl_pathv[0]),
+		 g.gl_pathv[0]);
+	snprintf(devpath, sizeof(devpath), "/dev/%.50s", strrchr(dir, '/') + 1);
+	snprintf(policy_file, sizeof(policy_file), "%s/inplace", dir);
+	snprintf(stats_file, sizeof(stats_file), "%s/inplace_stats", dir);
+	snprintf(dstats_file, sizeof(dstats_file), "%s/stats", dir);
+	globfree(&g);
+	if (stat_key(stats_file, "pte_maps") < 0)
+		ksft_exit_skip("this kernel maps only huge swap entries in place\n");
+	ksft_print_msg("device %s\n", devpath);
+
+	ksft_set_plan(34);
+	case_acceptance(size);
+	case_writes();
+	case_fork("read");
+	case_fork("always");
+	case_unmap_exit();
+	case_walkers();
+	case_longterm();
+	case_memcg();
+	case_promotion();
+	case_poison();
+	case_swapoff();
+	set_policy("read");
+	ksft_finished();
+}
