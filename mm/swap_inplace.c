@@ -331,6 +331,9 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	policy = READ_ONCE(d->policy);
 	if (policy == INPLACE_NEVER)
 		return false;
+	/* mlocked memory stays in DRAM */
+	if (vma->vm_flags & VM_LOCKED)
+		return false;
 	ext = swp_offset(entry) / HPAGE_PMD_NR;
 	/* a promotion, or an extent the scanner found hot: copy it */
 	if (test_and_clear_bit(ext, d->promote))
@@ -373,14 +376,6 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) &&
 	    pmd_swp_exclusive(vmf->orig_pmd) &&
 	    !(vma_soft_dirty_enabled(vma) && !pmd_soft_dirty(pmd))) {
-		/*
-		 * From now on readahead leaves the extent alone (see
-		 * pmswap_inplace_rw_busy()): a copy in the swap cache would
-		 * go stale as the owner writes to the pmem.
-		 */
-		set_bit(ext, d->rw);
-		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
-		smp_mb__after_atomic();
 		writable = true;
 		pmd = pmd_mkwrite(pmd, vma);
 		if (write)
@@ -392,14 +387,30 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	}
 
 	spin_lock(ptl);
-	/* a memory failure may have hit the extent since the check above */
+	/*
+	 * A memory failure or a namespace removal may have hit the extent
+	 * since the checks above: their walk reverts what it finds under
+	 * this lock, so what is mapped after the check here is found.
+	 */
 	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd) ||
+		     READ_ONCE(d->pd->use_bio) ||
 		     pmswap_pmem_range_bad(d->pd, swp_offset(entry),
 					   HPAGE_PMD_NR))) {
 		spin_unlock(ptl);
-		if (writable)
-			clear_bit(ext, d->rw);
 		goto unclaim;
+	}
+	if (writable) {
+		/*
+		 * From now on readahead leaves the extent alone (see
+		 * pmswap_inplace_rw_busy()): a copy in the swap cache would
+		 * go stale as the owner writes to the pmem. Set only here,
+		 * where the mapping is sure to go in: a racing fault that
+		 * fails must not clear the bit of a live mapping, and the
+		 * claim keeps readahead out until after it is set.
+		 */
+		set_bit(ext, d->rw);
+		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
+		smp_mb__after_atomic();
 	}
 	set_pmd_at(mm, haddr, vmf->pmd, pmd);
 	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
@@ -591,6 +602,15 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	/* a promotion, or a page the scanner found hot: copy it */
 	if (test_and_clear_bit(off, d->pte_promote))
 		return false;
+	/*
+	 * Only anonymous VMAs (the COW pages of a private file mapping are
+	 * swapped too, but pte_is_inplace() would not know them), not
+	 * mlocked ones, and only for a user access: kernel faults (GUP,
+	 * khugepaged's swap-in, uaccess) want a page they can hold.
+	 */
+	if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_LOCKED) ||
+	    !(vmf->flags & FAULT_FLAG_USER))
+		return false;
 	if (write && (policy != INPLACE_ALWAYS || !excl ||
 		      (vmf->flags & FAULT_FLAG_UNSHARE)))
 		return false;
@@ -617,10 +637,6 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 		return false;
 	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) && excl &&
 	    !(vma_soft_dirty_enabled(vma) && !pte_soft_dirty(pte))) {
-		/* readahead leaves the slot alone from now on */
-		set_bit(off, d->pte_rw);
-		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
-		smp_mb__after_atomic();
 		writable = true;
 		pte = pte_mkwrite(pte, vma);
 		if (write)
@@ -634,11 +650,18 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
 	if (unlikely(!vmf->pte))
 		goto unmapped;
-	/* a memory failure may have hit the slot since the check above */
+	/* a memory failure or namespace removal since the checks above */
 	if (unlikely(!pte_same(ptep_get(vmf->pte), vmf->orig_pte) ||
+		     READ_ONCE(d->pd->use_bio) ||
 		     pmswap_pmem_range_bad(d->pd, off, 1))) {
 		pte_unmap_unlock(vmf->pte, vmf->ptl);
 		goto unmapped;
+	}
+	if (writable) {
+		/* readahead leaves the slot alone from now on (as for a PMD) */
+		set_bit(off, d->pte_rw);
+		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
+		smp_mb__after_atomic();
 	}
 	set_pte_at(mm, vmf->address, vmf->pte, pte);
 	update_mmu_cache(vma, vmf->address, vmf->pte);
@@ -655,8 +678,6 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	goto unclaim;
 unmapped:
 	vmf->pte = NULL;
-	if (writable)
-		clear_bit(off, d->pte_rw);
 unclaim:
 	swapcache_clear(si, entry, 1);
 	return mapped;
@@ -716,7 +737,8 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 	spinlock_t *ptl;	/* the page table's */
 	u8 heat;
 
-	if (!vma_is_anonymous(vma) || !atomic_long_read(&inplace_pte_pages))
+	if (!vma_is_anonymous(vma) ||
+	    (!w->dev && !atomic_long_read(&inplace_pte_pages)))
 		return 0;
 	start = pte_offset_map_lock(vma->vm_mm, pmd, addr, &ptl);
 	if (!start)
@@ -909,7 +931,11 @@ static int inplace_failure(struct notifier_block *nb, unsigned long action,
 	 * The slots read as bad from now on; revert every mapping of them,
 	 * so the next access faults, fails to read and gets SIGBUS.
 	 */
-	if (w.dev && atomic_long_read(&inplace_pages))
+	/*
+	 * Always walk (failures are rare): a map in progress counts itself
+	 * only after its PTE or PMD is in, so a zero count proves nothing.
+	 */
+	if (w.dev)
 		inplace_walk_mms(&w);
 	return NOTIFY_OK;
 }

@@ -15,6 +15,10 @@
  * memcg accounting, promotion of a hot page while a cold one stays,
  * memory failure on an in-place page and swapoff.
  *
+ * The vmstat counters are global and other processes' small pages are
+ * mapped in place and promoted too, so counter deltas are lower bounds;
+ * the exact per-region figures come from smaps.
+ *
  * Skips as a whole when swap is not on a DAX pmem device (zram).
  * usage: pte_inplace [MiB]   (default 32)
  */
@@ -143,7 +147,7 @@ static void case_acceptance(size_t size)
 	map1 = pt_vmstat("pmswap_inplace_pte_map");
 	av1 = stat_key(stats_file, "copy_avoided_bytes");
 
-	ksft_test_result(faults <= nr && map1 - map0 == nr,
+	ksft_test_result(faults <= nr && map1 - map0 >= nr,
 			 "read: %ld faults for %ld pages, %ld mapped in place\n",
 			 faults, nr, map1 - map0);
 	ksft_test_result(free0 - free1 < 8192,
@@ -166,13 +170,11 @@ static void case_acceptance(size_t size)
 	set_policy("never");
 	mem2 = swapped_small(size, 12);
 	rd0 = stat_key(dstats_file, "pages_read");
-	map0 = pt_vmstat("pmswap_inplace_pte_map");
 	t_never = now();
 	pt_touch_read(mem2, size);
 	t_never = now() - t_never;
 	rd1 = stat_key(dstats_file, "pages_read");
-	ksft_test_result(rd1 - rd0 == nr && pt_vmstat("pmswap_inplace_pte_map") == map0 &&
-			 inplace_kb(mem2) == 0 && pt_verify(mem2, size, 12) == 0,
+	ksft_test_result(rd1 - rd0 == nr && inplace_kb(mem2) == 0 && pt_verify(mem2, size, 12) == 0,
 			 "never: %ld pages copied, none mapped in place, data intact\n",
 			 rd1 - rd0);
 	ksft_print_msg("read-back %zu MiB of 4 KiB pages: in place %.3f s, copy %.3f s, ratio never/read %.1f\n",
@@ -186,7 +188,7 @@ static void case_acceptance(size_t size)
 
 		pt_pageout(mem, size);
 		ksft_test_result(pt_vmstat("pswpout") == out0 &&
-				 pt_vmstat("pmswap_inplace_pte_unmap") - un0 == nr &&
+				 pt_vmstat("pmswap_inplace_pte_unmap") - un0 >= nr &&
 				 inplace_kb(mem) == 0 &&
 				 pt_smaps_kb(mem, "Swap") == (long)(size >> 10),
 				 "pageout: in-place pages are swap entries again without I/O (pswpout +%ld, unmap +%ld)\n",
@@ -212,7 +214,7 @@ static void case_writes(void)
 	pt_touch_read(mem, size);
 	p0 = pt_vmstat("pmswap_inplace_pte_promote");
 	pt_fill(mem, size, 22);
-	ksft_test_result(pt_vmstat("pmswap_inplace_pte_promote") - p0 == nr &&
+	ksft_test_result(pt_vmstat("pmswap_inplace_pte_promote") - p0 >= nr &&
 			 inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
 			 pt_verify(mem, size, 22) == 0,
@@ -226,8 +228,7 @@ static void case_writes(void)
 	m0 = pt_vmstat("pmswap_inplace_pte_map");
 	p0 = pt_vmstat("pmswap_inplace_pte_promote");
 	pt_fill(mem, size, 24);
-	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") - m0 == nr &&
-			 pt_vmstat("pmswap_inplace_pte_promote") == p0 &&
+	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") - m0 >= nr &&
 			 inplace_kb(mem) == (long)(size >> 10),
 			 "always: write faults map writable in place (map +%ld, promote +%ld)\n",
 			 pt_vmstat("pmswap_inplace_pte_map") - m0,
@@ -241,10 +242,8 @@ static void case_writes(void)
 
 	/* never: nothing mapped in place */
 	mem = swapped_small(size, 25);
-	m0 = pt_vmstat("pmswap_inplace_pte_map");
 	pt_touch_read(mem, size);
-	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") == m0 && inplace_kb(mem) == 0 &&
-			 pt_verify(mem, size, 25) == 0,
+	ksft_test_result(inplace_kb(mem) == 0 && pt_verify(mem, size, 25) == 0,
 			 "never: read-back copies, nothing mapped in place\n");
 	free_small(mem, size);
 	set_policy("read");
@@ -345,7 +344,7 @@ static void case_walkers(void)
 	p0 = pt_vmstat("pmswap_inplace_pte_promote");
 	ksft_test_result(mprotect(mem, size, PROT_READ | PROT_WRITE) == 0 &&
 			 (pt_fill(mem, size, 55), pt_verify(mem, size, 55) == 0) &&
-			 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size),
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0 >= PAGES(size),
 			 "mprotect: PROT_WRITE back, writes promote (+%ld), data correct\n",
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
 	free_small(mem, size);
@@ -393,7 +392,7 @@ static void case_walkers(void)
 		ksft_test_result(fd >= 0 && buf &&
 				 pread(fd, buf, size, (off_t)(uintptr_t)mem) == (ssize_t)size &&
 				 pt_verify(buf, size, 54) == 0 &&
-				 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size) &&
+				 pt_vmstat("pmswap_inplace_pte_promote") - p0 >= PAGES(size) &&
 				 inplace_kb(mem) == 0 && pt_verify(mem, size, 54) == 0,
 				 "GUP: /proc/self/mem read of in-place pages promotes them (+%ld), data intact\n",
 				 pt_vmstat("pmswap_inplace_pte_promote") - p0);
@@ -508,7 +507,7 @@ static void case_promotion(void)
 			 "promotion: hot pages moved to DRAM after %.2f s (bound 10 s), data intact\n",
 			 t);
 	ksft_test_result(inplace_kb(cold) == (long)(size >> 10) &&
-			 pt_vmstat("pmswap_inplace_pte_promote") - p0 == PAGES(size) &&
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0 >= PAGES(size) &&
 			 pt_verify(cold, size, 72) == 0,
 			 "promotion: cold pages stay in place (promote +%ld for %ld hot pages)\n",
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0, PAGES(size));
@@ -597,6 +596,76 @@ static void case_poison(void)
 			 notices1 - notices0, report[0], report[1]);
 }
 
+/*
+ * 9a. The multi-gen LRU's page table walk (aging) meets in-place PTEs and
+ * PMDs: it must leave them alone, without a warning (the console check
+ * of the guest runner fails the run on one). Turned on for this case only.
+ */
+static long lru_gen_max_seq(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/lru_gen", "r");
+	char line[256], path[128];
+	long seq, max = -1;
+	int id, in_root = 0, node = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "memcg %d %127s", &id, path) == 2) {
+			in_root = id == 1 && !strcmp(path, "/");
+			continue;
+		}
+		if (sscanf(line, " node %d", &node) == 1)
+			continue;
+		if (in_root && node == 0 && sscanf(line, " %ld", &seq) == 1 && seq > max)
+			max = seq;
+	}
+	fclose(f);
+	return max;
+}
+
+static void case_mglru(void)
+{
+	size_t size = MIB(2);
+	char old[64] = "", cmd[96];
+	char *mem, *thp;
+	long seq;
+	int ok;
+
+	if (pt_read_str("/sys/kernel/mm/lru_gen/enabled", old, sizeof(old))) {
+		ksft_test_result_skip("MGLRU walk: no multi-gen LRU in this kernel\n");
+		return;
+	}
+	mem = swapped_small(size, 96);
+	thp = pt_alloc_thp(size);
+	if (!thp)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(thp, size, 97);
+	pt_pageout(thp, size);
+	if (pt_write_str("/sys/kernel/mm/lru_gen/enabled", "y")) {
+		ksft_test_result_fail("MGLRU walk: cannot enable the multi-gen LRU\n");
+		return;
+	}
+	/* young, so that the walk looks at them */
+	pt_touch_read(mem, size);
+	pt_touch_read(thp, size);
+	ok = inplace_kb(mem) == (long)(size >> 10) && inplace_kb(thp) == (long)(size >> 10);
+	seq = lru_gen_max_seq();
+	/* "+ memcg node seq swappiness force_scan": age, walking every mm */
+	snprintf(cmd, sizeof(cmd), "+ 1 0 %ld 1 1", seq);
+	ok = ok && seq >= 0 && pt_write_str("/sys/kernel/debug/lru_gen", cmd) == 0;
+	ksft_test_result(ok && lru_gen_max_seq() == seq + 1 &&
+			 inplace_kb(mem) == (long)(size >> 10) &&
+			 inplace_kb(thp) == (long)(size >> 10) &&
+			 pt_verify(mem, size, 96) == 0 && pt_verify(thp, size, 97) == 0,
+			 "MGLRU walk: aging (seq %ld -> %ld) walked in-place PTEs and PMDs, left them in place, data intact\n",
+			 seq, lru_gen_max_seq());
+	old[strcspn(old, "\n")] = 0;
+	pt_write_str("/sys/kernel/mm/lru_gen/enabled", old);
+	free_small(mem, size);
+	pt_free_thp(thp, size);
+}
+
 /* 10. swapoff brings in-place pages back to DRAM. */
 static void case_swapoff(void)
 {
@@ -638,7 +707,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("this kernel maps only huge swap entries in place\n");
 	ksft_print_msg("device %s\n", devpath);
 
-	ksft_set_plan(34);
+	ksft_set_plan(35);
 	case_acceptance(size);
 	case_writes();
 	case_fork("read");
@@ -649,6 +718,7 @@ int main(int argc, char **argv)
 	case_memcg();
 	case_promotion();
 	case_poison();
+	case_mglru();
 	case_swapoff();
 	set_policy("read");
 	ksft_finished();

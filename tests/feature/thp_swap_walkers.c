@@ -478,15 +478,20 @@ CASE(case_fork_exit_swapped)
 
 static int child_touches_one_page(void *arg)
 {
+	volatile uint64_t *p = (uint64_t *)(fork_mem + PT_MIB + PT_PAGE_SIZE);
+	uint64_t v;
+
 	/*
 	 * Split the child's entry (mprotect of a part), then swap one page
-	 * in: the slots are shared, so do_swap_page() reads it through the
-	 * swap cache, where it stays.
+	 * in for a write: the slots are shared, so do_swap_page() reads it
+	 * through the swap cache, where it stays. (A read could map the
+	 * slot in place without caching it.)
 	 */
 	if (mprotect(fork_mem + PT_MIB, PT_PAGE_SIZE, PROT_READ))
 		return 2;
-	return *(volatile uint64_t *)(fork_mem + PT_MIB + PT_PAGE_SIZE) ==
-	       *(uint64_t *)arg ? 0 : 1;
+	v = *p;
+	*p = v;
+	return v == *(uint64_t *)arg ? 0 : 1;
 }
 
 CASE(case_diverged)

@@ -3,8 +3,9 @@
  * roundtrip: swap a THP-backed region out and touch it back, printing
  * "key value" lines (counts are exact, times are wall-clock ms).
  *
- *   roundtrip [-s MiB] [-w] [-r]
+ *   roundtrip [-s MiB] [-w] [-r] [-p]
  *     -s MiB   region size (default 256)
+ *     -p       4 KiB pages only (MADV_NOHUGEPAGE): 4 KiB swap entries
  *     -w       write-back: write one word per 4 KiB instead of reading
  *     -r       swap out through memory.reclaim of a memcg instead of
  *              MADV_PAGEOUT
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "pmswap_test.h"
 
@@ -42,12 +44,12 @@ int main(int argc, char **argv)
 	struct pt_swapstat s0, s1, s2, d;
 	struct pt_faults f0;
 	size_t mib = 256, size, off;
-	int opt, write = 0, reclaim = 0;
+	int opt, write = 0, reclaim = 0, small = 0;
 	long faults, major, memfree0, memfree_min, xa0;
 	double t0, t_out, t_in;
 	char *mem;
 
-	while ((opt = getopt(argc, argv, "s:wr")) != -1) {
+	while ((opt = getopt(argc, argv, "s:wrp")) != -1) {
 		switch (opt) {
 		case 's':
 			mib = strtoul(optarg, NULL, 0);
@@ -58,8 +60,11 @@ int main(int argc, char **argv)
 		case 'r':
 			reclaim = 1;
 			break;
+		case 'p':
+			small = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: roundtrip [-s MiB] [-w] [-r]\n");
+			fprintf(stderr, "usage: roundtrip [-s MiB] [-w] [-r] [-p]\n");
 			return 2;
 		}
 	}
@@ -73,6 +78,10 @@ int main(int argc, char **argv)
 	mem = pt_alloc_thp(size);
 	if (!mem) {
 		perror("mmap");
+		return 1;
+	}
+	if (small && madvise(mem, size, MADV_NOHUGEPAGE)) {
+		perror("madvise(MADV_NOHUGEPAGE)");
 		return 1;
 	}
 	pt_fill(mem, size, 7);

@@ -101,6 +101,23 @@ if [ -n "$DIR" ]; then
 		done
 		echo read > $DIR/inplace
 		echo "   in place = THPs mapped from pmem (no DRAM, no copy); THP(MiB) = back in DRAM as THPs"
+		echo
+		echo "== 1d. map in place for 4 KiB pages: 64 MiB without THPs, read back once per page"
+		printf "  %-8s %8s %10s %16s %9s %6s\n" policy faults "copied(MiB)" "in place(pages)" "ms(TCG)" bad
+		for pol in never read always; do
+			echo $pol > $DIR/inplace
+			r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+			m0=$(vm pmswap_inplace_pte_map)
+			roundtrip -s 64 -p > /tmp/ip
+			r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+			printf "  %-8s %8s %10d %16d %9s %6s\n" $pol \
+				"$(awk '$1 == "swapin_faults" { print $2 }' /tmp/ip)" \
+				$(((r1 - r0) / 256)) $(($(vm pmswap_inplace_pte_map) - m0)) \
+				"$(awk '$1 == "swapin_ms" { print $2 }' /tmp/ip)" \
+				"$(awk '$1 == "verify_bad_pages" { print $2 }' /tmp/ip)"
+		done
+		echo read > $DIR/inplace
+		echo "   one fault per page either way; in place = pages mapped from pmem, nothing copied"
 	fi
 fi
 echo
