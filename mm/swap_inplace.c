@@ -303,6 +303,49 @@ vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 	return do_huge_pmd_swap_page(vmf);
 }
 
+/*
+ * What a fault on @nr slots from @entry must pass, at PMD or PTE level,
+ * before they are mapped in place. @excl: the entry has one owner;
+ * @promote, @bit: the "copy at the next fault" bit of the extent or slot,
+ * consumed here. Return: the device's policy, or -1 to copy as usual.
+ */
+static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
+			   struct swap_info_struct *si, swp_entry_t entry,
+			   int nr, bool excl, unsigned long *promote,
+			   unsigned long bit)
+{
+	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
+	int policy;
+	bool zero;
+
+	if (READ_ONCE(d->pd->use_bio))
+		return -1;
+	policy = READ_ONCE(d->policy);
+	if (policy == INPLACE_NEVER)
+		return -1;
+	/* a promotion, or what the scanner found hot: copy it */
+	if (test_and_clear_bit(bit, promote))
+		return -1;
+	/* mlocked memory stays in DRAM */
+	if (vmf->vma->vm_flags & VM_LOCKED)
+		return -1;
+	/* a write maps only under "always", only for one owner */
+	if (write && (policy != INPLACE_ALWAYS || !excl ||
+		      (vmf->flags & FAULT_FLAG_UNSHARE)))
+		return -1;
+	/* swapoff has begun (racy: swapoff reverts whatever gets mapped) */
+	if (!(data_race(si->flags) & SWP_WRITEOK))
+		return -1;
+	/* slots whose data is not (all) on the pmem */
+	if (!zswap_never_enabled())
+		return -1;
+	if (swap_zeromap_batch(entry, nr, &zero) != nr || zero)
+		return -1;
+	if (pmswap_pmem_range_bad(d->pd, swp_offset(entry), nr))
+		return -1;
+	return policy;
+}
+
 /**
  * pmswap_inplace_try_map - map a huge swap entry's pmem extent in place
  * @vmf: the fault on the huge swap entry vmf->orig_pmd
@@ -321,40 +364,17 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	struct inplace_dev *d = inplace_dev_of(si);
 	spinlock_t *ptl = pmd_lockptr(mm, vmf->pmd);
-	bool writable = false, mapped = true, zero;
-	unsigned long ext, pfn;
+	bool writable = false, mapped = true;
+	unsigned long ext = swp_offset(entry) / HPAGE_PMD_NR, pfn;
 	int policy;
 	pmd_t pmd;
 
-	if (!d || READ_ONCE(d->pd->use_bio))
+	if (!d)
 		return false;
-	policy = READ_ONCE(d->policy);
-	if (policy == INPLACE_NEVER)
-		return false;
-	/* mlocked memory stays in DRAM */
-	if (vma->vm_flags & VM_LOCKED)
-		return false;
-	ext = swp_offset(entry) / HPAGE_PMD_NR;
-	/* a promotion, or an extent the scanner found hot: copy it */
-	if (test_and_clear_bit(ext, d->promote))
-		return false;
-	if (write) {
-		if (policy != INPLACE_ALWAYS || (vmf->flags & FAULT_FLAG_UNSHARE))
-			return false;
-		/* shared slots: each owner needs its own copy */
-		if (!pmd_swp_exclusive(vmf->orig_pmd))
-			return false;
-	}
-	/* swapoff has begun */
-	if (!(data_race(si->flags) & SWP_WRITEOK))
-		return false;
-	/* slots whose data is not (all) on the pmem */
-	if (!zswap_never_enabled())
-		return false;
-	if (swap_zeromap_batch(entry, HPAGE_PMD_NR, &zero) != HPAGE_PMD_NR ||
-	    zero)
-		return false;
-	if (pmswap_pmem_range_bad(d->pd, swp_offset(entry), HPAGE_PMD_NR))
+	policy = inplace_may_map(d, vmf, si, entry, HPAGE_PMD_NR,
+				 pmd_swp_exclusive(vmf->orig_pmd),
+				 d->promote, ext);
+	if (policy < 0)
 		return false;
 
 	pfn = d->pfn0 + swp_offset(entry);
@@ -590,41 +610,25 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	bool excl = pte_swp_exclusive(vmf->orig_pte);
 	struct inplace_dev *d = inplace_dev_of(si);
 	unsigned long off = swp_offset(entry);
-	bool writable = false, mapped = true, zero;
+	bool writable = false, mapped = true;
 	int policy;
 	pte_t pte;
 
-	if (!d || READ_ONCE(d->pd->use_bio))
+	if (!d)
 		return false;
-	policy = READ_ONCE(d->policy);
-	if (policy == INPLACE_NEVER)
-		return false;
-	/* a promotion, or a page the scanner found hot: copy it */
-	if (test_and_clear_bit(off, d->pte_promote))
+	policy = inplace_may_map(d, vmf, si, entry, 1, excl, d->pte_promote,
+				 off);
+	if (policy < 0)
 		return false;
 	/*
 	 * Only anonymous VMAs (the COW pages of a private file mapping are
-	 * swapped too, but pte_is_inplace() would not know them), not
-	 * mlocked ones, and only for a user access: kernel faults (GUP,
-	 * khugepaged's swap-in, uaccess) want a page they can hold.
+	 * swapped too, but pte_is_inplace() would not know them), and only
+	 * for a user access: kernel faults (GUP, khugepaged's swap-in,
+	 * uaccess) want a page they can hold. userfaultfd write protection
+	 * is the copy path's business.
 	 */
-	if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_LOCKED) ||
-	    !(vmf->flags & FAULT_FLAG_USER))
-		return false;
-	if (write && (policy != INPLACE_ALWAYS || !excl ||
-		      (vmf->flags & FAULT_FLAG_UNSHARE)))
-		return false;
-	/* userfaultfd write protection is the copy path's business */
-	if (pte_swp_uffd_wp(vmf->orig_pte))
-		return false;
-	/* swapoff has begun (racy: swapoff reverts whatever gets mapped) */
-	if (!(data_race(si->flags) & SWP_WRITEOK))
-		return false;
-	if (!zswap_never_enabled())
-		return false;
-	if (swap_zeromap_batch(entry, 1, &zero) != 1 || zero)
-		return false;
-	if (pmswap_pmem_range_bad(d->pd, off, 1))
+	if (!vma_is_anonymous(vma) || !(vmf->flags & FAULT_FLAG_USER) ||
+	    pte_swp_uffd_wp(vmf->orig_pte))
 		return false;
 
 	pte = pte_mkspecial(pfn_pte(d->pfn0 + off, vma->vm_page_prot));

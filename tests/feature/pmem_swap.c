@@ -63,14 +63,6 @@ static int disk_sectors(long *rd, long *wr)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct trip {
 	long written, read;		/* pmswap DAX counters, pages */
 	long sect_rd, sect_wr;		/* block layer disk stats, sectors */
@@ -97,9 +89,9 @@ static int round_trip(size_t size, uint64_t seed, struct trip *t)
 	h0 = pmem_stat("extents_huge");
 	if (disk_sectors(&rd0, &wr0))
 		return -1;
-	t0 = now();
+	t0 = pt_now();
 	pt_pageout(mem, size);
-	t->t_out = now() - t0;
+	t->t_out = pt_now() - t0;
 	t->swapped_kb = pt_smaps_kb(mem, "Swap");
 	t->huge_extents = pmem_stat("extents_huge") - h0;
 	t->aligned = true;
@@ -112,9 +104,9 @@ static int round_trip(size_t size, uint64_t seed, struct trip *t)
 	if (disk_sectors(&rd1, &wr1))
 		return -1;
 	t->sect_wr = wr1 - wr0;
-	t0 = now();
+	t0 = pt_now();
 	t->bad = pt_verify(mem, size, seed);
-	t->t_in = now() - t0;
+	t->t_in = pt_now() - t0;
 	if (disk_sectors(&rd0, &wr0))
 		return -1;
 	t->sect_rd = rd0 - rd1;

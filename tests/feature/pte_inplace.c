@@ -25,7 +25,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,35 +44,12 @@
 #define MIB(x)		((size_t)(x) << 20)
 #define PAGES(size)	((long)((size) / PT_PAGE_SIZE))
 
-static char dir[300];		/* /sys/kernel/mm/pmswap/pmem/<disk> */
-static char devpath[64];	/* /dev/<disk> */
-static char policy_file[320], stats_file[340], dstats_file[340];
-
-static long stat_key(const char *file, const char *key)
-{
-	char buf[2048], *p;
-	size_t n = strlen(key);
-
-	if (pt_read_str(file, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return atol(p + n + 1);
-	return -1;
-}
+static struct pt_inplace_dev dev;
 
 static void set_policy(const char *p)
 {
-	if (pt_write_str(policy_file, p))
+	if (pt_write_str(dev.policy, p))
 		ksft_exit_fail_msg("cannot set policy %s\n", p);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -134,18 +110,18 @@ static void case_acceptance(size_t size)
 			 "read: %zu MiB of 4 KiB pages swapped out\n", size >> 20);
 
 	free0 = pt_meminfo_kb("MemFree");
-	rd0 = stat_key(dstats_file, "pages_read");
+	rd0 = pt_stat_key(dev.dstats, "pages_read");
 	map0 = pt_vmstat("pmswap_inplace_pte_map");
-	av0 = stat_key(stats_file, "copy_avoided_bytes");
+	av0 = pt_stat_key(dev.stats, "copy_avoided_bytes");
 	pt_faults_now(&f0);
-	t_read = now();
+	t_read = pt_now();
 	pt_touch_read(mem, size);
-	t_read = now() - t_read;
+	t_read = pt_now() - t_read;
 	faults = pt_faults_since(&f0, NULL);
 	free1 = pt_meminfo_kb("MemFree");
-	rd1 = stat_key(dstats_file, "pages_read");
+	rd1 = pt_stat_key(dev.dstats, "pages_read");
 	map1 = pt_vmstat("pmswap_inplace_pte_map");
-	av1 = stat_key(stats_file, "copy_avoided_bytes");
+	av1 = pt_stat_key(dev.stats, "copy_avoided_bytes");
 
 	ksft_test_result(faults <= nr && map1 - map0 >= nr,
 			 "read: %ld faults for %ld pages, %ld mapped in place\n",
@@ -159,21 +135,21 @@ static void case_acceptance(size_t size)
 			 pt_smaps_kb(mem, "Swap") == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, "Anonymous") == 0 &&
 			 pt_meminfo_kb("PmswapInPlace") >= (long)(size >> 10) &&
-			 stat_key(stats_file, "pte_mapped_now") >= nr,
+			 pt_stat_key(dev.stats, "pte_mapped_now") >= nr,
 			 "read: smaps PmswapInPlace %ld kB, Swap %ld kB, Anonymous %ld kB; meminfo PmswapInPlace %ld kB; pte_mapped_now %ld\n",
 			 inplace_kb(mem), pt_smaps_kb(mem, "Swap"),
 			 pt_smaps_kb(mem, "Anonymous"), pt_meminfo_kb("PmswapInPlace"),
-			 stat_key(stats_file, "pte_mapped_now"));
+			 pt_stat_key(dev.stats, "pte_mapped_now"));
 	ksft_test_result(pt_verify(mem, size, 11) == 0, "read: data intact in place\n");
 
 	/* The same read-back with policy never, in the same boot. */
 	set_policy("never");
 	mem2 = swapped_small(size, 12);
-	rd0 = stat_key(dstats_file, "pages_read");
-	t_never = now();
+	rd0 = pt_stat_key(dev.dstats, "pages_read");
+	t_never = pt_now();
 	pt_touch_read(mem2, size);
-	t_never = now() - t_never;
-	rd1 = stat_key(dstats_file, "pages_read");
+	t_never = pt_now() - t_never;
+	rd1 = pt_stat_key(dev.dstats, "pages_read");
 	ksft_test_result(rd1 - rd0 == nr && inplace_kb(mem2) == 0 && pt_verify(mem2, size, 12) == 0,
 			 "never: %ld pages copied, none mapped in place, data intact\n",
 			 rd1 - rd0);
@@ -305,24 +281,24 @@ static int exit_child(void *p)
 
 static void case_unmap_exit(void)
 {
-	long held0 = pt_swap_held_kb(), now0 = stat_key(stats_file, "pte_mapped_now");
+	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "pte_mapped_now");
 	size_t size = MIB(2);
 	char *mem;
 	int rc;
 
 	mem = swapped_small(size, 42);
 	pt_touch_read(mem, size);
-	ksft_test_result(stat_key(stats_file, "pte_mapped_now") - now0 == PAGES(size),
+	ksft_test_result(pt_stat_key(dev.stats, "pte_mapped_now") - now0 == PAGES(size),
 			 "munmap: %ld pages mapped in place\n",
-			 stat_key(stats_file, "pte_mapped_now") - now0);
+			 pt_stat_key(dev.stats, "pte_mapped_now") - now0);
 	free_small(mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 stat_key(stats_file, "pte_mapped_now") == now0,
+			 pt_stat_key(dev.stats, "pte_mapped_now") == now0,
 			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
 			 pt_swap_held_kb(), held0);
 	rc = pt_fork_run(exit_child, NULL);
 	ksft_test_result(rc == 0 && pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 stat_key(stats_file, "pte_mapped_now") == now0,
+			 pt_stat_key(dev.stats, "pte_mapped_now") == now0,
 			 "exit: child had 2 MiB in place (rc %d); slots freed at exit\n", rc);
 }
 
@@ -434,9 +410,7 @@ static void case_longterm(void)
 /* 7. memcg: in-place memory is swap, not DRAM, and memory.stat shows it */
 #define CG "pmswap-pte-inplace"
 
-static int memcg_pipe[2];
-
-static int memcg_child(void *arg)
+static int memcg_child(void *arg, int fd)
 {
 	long out[4];
 	size_t size = MIB(4);
@@ -450,7 +424,7 @@ static int memcg_child(void *arg)
 	out[1] = pt_memcg_stat(CG, "memory.stat", "anon");
 	out[2] = pt_memcg_read_long(CG, "memory.swap.current");
 	out[3] = pt_verify(mem, size, 66);
-	if (write(memcg_pipe[1], out, sizeof(out)) != sizeof(out))
+	if (write(fd, out, sizeof(out)) != sizeof(out))
 		return 2;
 	free_small(mem, size);
 	return pt_memcg_stat(CG, "memory.stat", "pmswap_inplace") == 0 ? 0 : 3;
@@ -461,15 +435,12 @@ static void case_memcg(void)
 	long v[4] = { -1, -1, -1, -1 };
 	int rc;
 
-	if (pt_memcg_create(CG) || pipe(memcg_pipe)) {
+	if (pt_memcg_create(CG)) {
 		ksft_test_result_fail("memcg: cannot create %s\n", CG);
 		return;
 	}
-	rc = pt_fork_run(memcg_child, NULL);
-	close(memcg_pipe[1]);
-	if (read(memcg_pipe[0], v, sizeof(v)) != sizeof(v))
-		v[0] = -1;
-	close(memcg_pipe[0]);
+	rc = pt_fork_report(memcg_child, NULL, v, sizeof(v));
+	rc = rc >= 0 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 	ksft_test_result(rc == 0 && v[0] == (long)MIB(4) && v[1] < (long)MIB(2) &&
 			 v[2] >= (long)MIB(4) && v[3] == 0,
 			 "memcg: memory.stat pmswap_inplace %ld kB, anon %ld kB, memory.swap.current %ld kB; 0 after munmap (rc %d)\n",
@@ -493,12 +464,12 @@ static void case_promotion(void)
 	pt_touch_read(hot, size);
 	pt_touch_read(cold, size);
 	p0 = pt_vmstat("pmswap_inplace_pte_promote");
-	t0 = now();
+	t0 = pt_now();
 	for (i = 0; i < 1000; i++) {
 		pt_touch_read(hot, size);
 		if (inplace_kb(hot) == 0 &&
 		    pt_smaps_kb(hot, "Anonymous") == (long)(size >> 10)) {
-			t = now() - t0;
+			t = pt_now() - t0;
 			break;
 		}
 		usleep(10000);
@@ -522,9 +493,7 @@ static void case_promotion(void)
  * goes, the owner gets SIGBUS at its next access of it, its other pages
  * and the kernel live. The page stays bad.
  */
-static int poison_pipe[2];
-
-static int poison_child(void *arg)
+static int poison_child(void *arg, int out)
 {
 	unsigned long phys0 = *(unsigned long *)arg;
 	size_t size = 64 * PT_PAGE_SIZE;
@@ -553,7 +522,7 @@ static int poison_child(void *arg)
 	report[0] = inplace_kb(mem);
 	report[1] = pt_verify_range(mem, 0, 7 * PT_PAGE_SIZE, 81) +
 		    pt_verify_range(mem, 8 * PT_PAGE_SIZE, size - 8 * PT_PAGE_SIZE, 81);
-	if (write(poison_pipe[1], report, sizeof(report)) != sizeof(report))
+	if (write(out, report, sizeof(report)) != sizeof(report))
 		return 15;
 	/* must raise SIGBUS */
 	return pt_verify_range(mem, 7 * PT_PAGE_SIZE, PT_PAGE_SIZE, 81) ? 16 : 17;
@@ -564,29 +533,21 @@ static void case_poison(void)
 	char path[340], buf[64];
 	long un0, notices0, notices1, report[2] = { -1, -1 };
 	unsigned long phys0;
-	pid_t pid;
 	int st;
 
-	snprintf(path, sizeof(path), "%s/phys_start", dir);
+	snprintf(path, sizeof(path), "%s/phys_start", dev.dir);
 	if (pt_read_str(path, buf, sizeof(buf)) ||
-	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn") || pipe(poison_pipe)) {
-		ksft_test_result_fail("poison: no phys_start, hwpoison-inject or pipe\n");
+	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn")) {
+		ksft_test_result_fail("poison: no phys_start or hwpoison-inject\n");
 		return;
 	}
 	phys0 = strtoul(buf, NULL, 0);
 	un0 = pt_vmstat("pmswap_inplace_pte_unmap");
-	notices0 = stat_key(dstats_file, "poison_notices");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(poison_child(&phys0));
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+	notices0 = pt_stat_key(dev.dstats, "poison_notices");
+	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
+	if (st < 0)
 		ksft_exit_fail_perror("fork");
-	close(poison_pipe[1]);
-	if (read(poison_pipe[0], report, sizeof(report)) != sizeof(report))
-		report[0] = report[1] = -1;
-	close(poison_pipe[0]);
-	notices1 = stat_key(dstats_file, "poison_notices");
+	notices1 = pt_stat_key(dev.dstats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
 			 pt_vmstat("pmswap_inplace_pte_unmap") > un0 &&
 			 report[0] == 63 * 4 && report[1] == 0,
@@ -676,36 +637,27 @@ static void case_swapoff(void)
 	mem = swapped_small(size, 91);
 	pt_touch_read(mem, size);
 	ok = inplace_kb(mem) == (long)(size >> 10);
-	ok = ok && swapoff(devpath) == 0;
+	ok = ok && swapoff(dev.dev) == 0;
 	ksft_test_result(ok && inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
 			 pt_verify(mem, size, 91) == 0,
 			 "swapoff: in-place pages back in DRAM, data intact\n");
-	if (swapon(devpath, 0))
-		ksft_exit_fail_msg("swapon %s: %s\n", devpath, strerror(errno));
+	if (swapon(dev.dev, 0))
+		ksft_exit_fail_msg("swapon %s: %s\n", dev.dev, strerror(errno));
 	free_small(mem, size);
 }
 
 int main(int argc, char **argv)
 {
 	size_t size = MIB(argc > 1 ? atol(argv[1]) : 32);
-	glob_t g;
-
 	ksft_print_header();
 	/* the first clock_gettime() faults the vDSO data page in: not later */
-	now();
-	if (glob("/sys/kernel/mm/pmswap/pmem/*/inplace", 0, NULL, &g) || !g.gl_pathc)
+	pt_now();
+	if (pt_inplace_dev_find(&dev))
 		ksft_exit_skip("swap is not on a pmem device with map in place\n");
-	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(g.gl_pathv[0], '/') - g.gl_pathv[0]),
-		 g.gl_pathv[0]);
-	snprintf(devpath, sizeof(devpath), "/dev/%.50s", strrchr(dir, '/') + 1);
-	snprintf(policy_file, sizeof(policy_file), "%s/inplace", dir);
-	snprintf(stats_file, sizeof(stats_file), "%s/inplace_stats", dir);
-	snprintf(dstats_file, sizeof(dstats_file), "%s/stats", dir);
-	globfree(&g);
-	if (stat_key(stats_file, "pte_maps") < 0)
+	if (pt_stat_key(dev.stats, "pte_maps") < 0)
 		ksft_exit_skip("this kernel maps only huge swap entries in place\n");
-	ksft_print_msg("device %s\n", devpath);
+	ksft_print_msg("device %s\n", dev.dev);
 
 	ksft_set_plan(35);
 	case_acceptance(size);

@@ -23,7 +23,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,35 +42,12 @@
 #define KNOBS		"/sys/kernel/mm/pmswap/inplace/"
 #define MIB(x)		((size_t)(x) << 20)
 
-static char dir[300];		/* /sys/kernel/mm/pmswap/pmem/<disk> */
-static char devpath[64];	/* /dev/<disk> */
-static char policy_file[320], stats_file[340], dstats_file[340];
-
-static long stat_key(const char *file, const char *key)
-{
-	char buf[2048], *p;
-	size_t n = strlen(key);
-
-	if (pt_read_str(file, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return atol(p + n + 1);
-	return -1;
-}
+static struct pt_inplace_dev dev;
 
 static void set_policy(const char *p)
 {
-	if (pt_write_str(policy_file, p))
+	if (pt_write_str(dev.policy, p))
 		ksft_exit_fail_msg("cannot set policy %s\n", p);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* A THP region filled with @seed's pattern and swapped out whole. */
@@ -110,18 +86,18 @@ static void case_acceptance(size_t size)
 			 "read: %zu MiB swapped out as huge swap entries\n", size >> 20);
 
 	free0 = pt_meminfo_kb("MemFree");
-	rd0 = stat_key(dstats_file, "pages_read");
+	rd0 = pt_stat_key(dev.dstats, "pages_read");
 	map0 = pt_vmstat("pmswap_inplace_map");
-	av0 = stat_key(stats_file, "copy_avoided_bytes");
+	av0 = pt_stat_key(dev.stats, "copy_avoided_bytes");
 	pt_faults_now(&f0);
-	t_read = now();
+	t_read = pt_now();
 	pt_touch_read(mem, size);
-	t_read = now() - t_read;
+	t_read = pt_now() - t_read;
 	faults = pt_faults_since(&f0, NULL);
 	free1 = pt_meminfo_kb("MemFree");
-	rd1 = stat_key(dstats_file, "pages_read");
+	rd1 = pt_stat_key(dev.dstats, "pages_read");
 	map1 = pt_vmstat("pmswap_inplace_map");
-	av1 = stat_key(stats_file, "copy_avoided_bytes");
+	av1 = pt_stat_key(dev.stats, "copy_avoided_bytes");
 
 	ksft_test_result(faults <= nr && map1 - map0 == nr,
 			 "read: %ld faults for %ld THPs, %ld mapped in place\n",
@@ -156,13 +132,13 @@ static void case_acceptance(size_t size)
 	}
 
 	set_policy("never");
-	rd0 = stat_key(dstats_file, "pages_read");
+	rd0 = pt_stat_key(dev.dstats, "pages_read");
 	pt_faults_now(&f0);
-	t_never = now();
+	t_never = pt_now();
 	pt_touch_read(mem, size);
-	t_never = now() - t_never;
+	t_never = pt_now() - t_never;
 	faults = pt_faults_since(&f0, NULL);
-	rd1 = stat_key(dstats_file, "pages_read");
+	rd1 = pt_stat_key(dev.dstats, "pages_read");
 	ksft_test_result(rd1 - rd0 == (long)(size / PT_PAGE_SIZE) && inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, "AnonHugePages") == (long)(size >> 10) &&
 			 pt_verify(mem, size, 11) == 0,
@@ -275,24 +251,24 @@ static int exit_child(void *p)
 
 static void case_unmap_exit(void)
 {
-	long held0 = pt_swap_held_kb(), now0 = stat_key(stats_file, "mapped_now");
+	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "mapped_now");
 	size_t size = MIB(8);
 	char *mem;
 	int rc;
 
 	mem = swapped_region(size, 42);
 	pt_touch_read(mem, size);
-	ksft_test_result(stat_key(stats_file, "mapped_now") - now0 == (long)(size / PT_PMD_SIZE),
+	ksft_test_result(pt_stat_key(dev.stats, "mapped_now") - now0 == (long)(size / PT_PMD_SIZE),
 			 "munmap: %ld extents mapped in place\n",
-			 stat_key(stats_file, "mapped_now") - now0);
+			 pt_stat_key(dev.stats, "mapped_now") - now0);
 	pt_free_thp(mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 stat_key(stats_file, "mapped_now") == now0,
+			 pt_stat_key(dev.stats, "mapped_now") == now0,
 			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
 			 pt_swap_held_kb(), held0);
 	rc = pt_fork_run(exit_child, NULL);
 	ksft_test_result(rc == 0 && pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 stat_key(stats_file, "mapped_now") == now0,
+			 pt_stat_key(dev.stats, "mapped_now") == now0,
 			 "exit: child had 8 MiB in place (rc %d); slots freed at exit\n", rc);
 }
 
@@ -433,11 +409,9 @@ static void case_odirect(void)
 /* 6b. memcg: in-place memory is swap, not DRAM, and memory.stat shows it */
 #define CG "pmswap-inplace"
 
-static int memcg_pipe[2];
-
-static int memcg_child(void *arg)
+static int memcg_child(void *arg, int fd)
 {
-	long *out = arg;
+	long out[4];
 	size_t size = MIB(16);
 	char *mem;
 
@@ -449,8 +423,7 @@ static int memcg_child(void *arg)
 	out[1] = pt_memcg_read_long(CG, "memory.current");
 	out[2] = pt_memcg_read_long(CG, "memory.swap.current");
 	out[3] = pt_verify(mem, size, 66);
-	/* report through the pipe: the child's memory is its own */
-	if (write(memcg_pipe[1], out, 4 * sizeof(long)) != 4 * sizeof(long))
+	if (write(fd, out, sizeof(out)) != sizeof(out))
 		return 2;
 	pt_free_thp(mem, size);
 	return pt_memcg_stat(CG, "memory.stat", "pmswap_inplace") == 0 ? 0 : 3;
@@ -461,15 +434,12 @@ static void case_memcg(void)
 	long v[4] = { -1, -1, -1, -1 };
 	int rc;
 
-	if (pt_memcg_create(CG) || pipe(memcg_pipe)) {
+	if (pt_memcg_create(CG)) {
 		ksft_test_result_fail("memcg: cannot create %s\n", CG);
 		return;
 	}
-	rc = pt_fork_run(memcg_child, v);
-	close(memcg_pipe[1]);
-	if (read(memcg_pipe[0], v, sizeof(v)) != sizeof(v))
-		v[0] = -1;
-	close(memcg_pipe[0]);
+	rc = pt_fork_report(memcg_child, NULL, v, sizeof(v));
+	rc = rc >= 0 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 	ksft_test_result(rc == 0 && v[0] == (long)MIB(16) && v[1] < (long)MIB(8) &&
 			 v[2] >= (long)MIB(16) && v[3] == 0,
 			 "memcg: memory.stat pmswap_inplace %ld MiB, memory.current %ld MiB, memory.swap.current %ld MiB; 0 after munmap (rc %d)\n",
@@ -493,11 +463,11 @@ static void case_promotion(void)
 	pt_touch_read(hot, size);
 	pt_touch_read(cold, size);
 	p0 = pt_vmstat("pmswap_inplace_promote");
-	t0 = now();
+	t0 = pt_now();
 	for (i = 0; i < 1000; i++) {
 		pt_touch_read(hot, size);
 		if (inplace_kb(hot) == 0 && pt_smaps_kb(hot, "AnonHugePages") == 2048) {
-			t = now() - t0;
+			t = pt_now() - t0;
 			break;
 		}
 		usleep(10000);
@@ -518,7 +488,7 @@ static void case_promotion(void)
 /* 8. Bad sysfs values are refused. */
 static void case_knobs(void)
 {
-	ksft_test_result(pt_write_str(policy_file, "sometimes") != 0 &&
+	ksft_test_result(pt_write_str(dev.policy, "sometimes") != 0 &&
 			 pt_write_str(KNOBS "promote_threshold", "0") != 0 &&
 			 pt_write_str(KNOBS "promote_interval_ms", "-1") != 0 &&
 			 pt_write_str(KNOBS "promote_rate_mb", "x") != 0,
@@ -530,9 +500,7 @@ static void case_knobs(void)
  * owner gets SIGBUS at its next access, the kernel and other data live.
  * The page stays bad; the swapoff/swapon that follows keeps it out.
  */
-static int poison_pipe[2];
-
-static int poison_child(void *arg)
+static int poison_child(void *arg, int out)
 {
 	unsigned long phys0 = *(unsigned long *)arg;
 	char *other = swapped_region(MIB(8), 82);
@@ -563,7 +531,7 @@ static int poison_child(void *arg)
 	/* the other extent stays mapped, with its data */
 	report[0] = inplace_kb(other);
 	report[1] = pt_verify(other, MIB(8), 82);
-	if (write(poison_pipe[1], report, sizeof(report)) != sizeof(report))
+	if (write(out, report, sizeof(report)) != sizeof(report))
 		return 15;
 	/* must raise SIGBUS */
 	return pt_verify(mem, PT_PMD_SIZE, 81) ? 16 : 17;
@@ -574,29 +542,21 @@ static void case_poison(void)
 	char path[340], buf[64];
 	long un0, notices0, notices1, report[2] = { -1, -1 };
 	unsigned long phys0;
-	pid_t pid;
 	int st;
 
-	snprintf(path, sizeof(path), "%s/phys_start", dir);
+	snprintf(path, sizeof(path), "%s/phys_start", dev.dir);
 	if (pt_read_str(path, buf, sizeof(buf)) ||
-	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn") || pipe(poison_pipe)) {
-		ksft_test_result_fail("poison: no phys_start, hwpoison-inject or pipe\n");
+	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn")) {
+		ksft_test_result_fail("poison: no phys_start or hwpoison-inject\n");
 		return;
 	}
 	phys0 = strtoul(buf, NULL, 0);
 	un0 = pt_vmstat("pmswap_inplace_unmap");
-	notices0 = stat_key(dstats_file, "poison_notices");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(poison_child(&phys0));
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+	notices0 = pt_stat_key(dev.dstats, "poison_notices");
+	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
+	if (st < 0)
 		ksft_exit_fail_perror("fork");
-	close(poison_pipe[1]);
-	if (read(poison_pipe[0], report, sizeof(report)) != sizeof(report))
-		report[0] = report[1] = -1;
-	close(poison_pipe[0]);
-	notices1 = stat_key(dstats_file, "poison_notices");
+	notices1 = pt_stat_key(dev.dstats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
 			 pt_vmstat("pmswap_inplace_unmap") > un0 &&
 			 report[0] == 8192 && report[1] == 0,
@@ -616,34 +576,25 @@ static void case_swapoff(void)
 	mem = swapped_region(size, 91);
 	pt_touch_read(mem, size);
 	ok = inplace_kb(mem) == (long)(size >> 10);
-	ok = ok && swapoff(devpath) == 0;
+	ok = ok && swapoff(dev.dev) == 0;
 	ksft_test_result(ok && inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, "AnonHugePages") == (long)(size >> 10) &&
 			 pt_verify(mem, size, 91) == 0,
 			 "swapoff: in-place THPs back in DRAM as THPs, data intact\n");
-	if (swapon(devpath, 0))
-		ksft_exit_fail_msg("swapon %s: %s\n", devpath, strerror(errno));
+	if (swapon(dev.dev, 0))
+		ksft_exit_fail_msg("swapon %s: %s\n", dev.dev, strerror(errno));
 	pt_free_thp(mem, size);
 }
 
 int main(int argc, char **argv)
 {
 	size_t size = MIB(argc > 1 ? atol(argv[1]) : 256);
-	glob_t g;
-
 	ksft_print_header();
 	/* the first clock_gettime() faults the vDSO data page in: not later */
-	now();
-	if (glob("/sys/kernel/mm/pmswap/pmem/*/inplace", 0, NULL, &g) || !g.gl_pathc)
+	pt_now();
+	if (pt_inplace_dev_find(&dev))
 		ksft_exit_skip("swap is not on a pmem device with map in place\n");
-	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(g.gl_pathv[0], '/') - g.gl_pathv[0]),
-		 g.gl_pathv[0]);
-	snprintf(devpath, sizeof(devpath), "/dev/%.50s", strrchr(dir, '/') + 1);
-	snprintf(policy_file, sizeof(policy_file), "%s/inplace", dir);
-	snprintf(stats_file, sizeof(stats_file), "%s/inplace_stats", dir);
-	snprintf(dstats_file, sizeof(dstats_file), "%s/stats", dir);
-	globfree(&g);
-	ksft_print_msg("device %s\n", devpath);
+	ksft_print_msg("device %s\n", dev.dev);
 
 	ksft_set_plan(31);
 	case_acceptance(size);

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "pmswap_test.h"
 
@@ -353,6 +354,35 @@ int pt_fork_run(int (*fn)(void *arg), void *arg)
 	return WEXITSTATUS(status);
 }
 
+int pt_fork_report(int (*fn)(void *arg, int fd), void *arg, void *report,
+		   size_t len)
+{
+	int fd[2], status;
+	pid_t pid;
+
+	memset(report, 0xff, len);
+	if (pipe(fd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(fd[0]);
+		_exit(fn(arg, fd[1]));
+	}
+	close(fd[1]);
+	if (read(fd[0], report, len) != (ssize_t)len)
+		memset(report, 0xff, len);
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
 struct pt_thread {
 	pthread_t tid;
 	int idx, ret;
@@ -504,4 +534,47 @@ long pt_swap_slot_cache_kb(void)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return (cpus > 0 ? cpus : 1) * 64 * (PT_PAGE_SIZE >> 10);
+}
+
+int pt_inplace_dev_find(struct pt_inplace_dev *d)
+{
+	glob_t g;
+	char *slash;
+
+	if (glob("/sys/kernel/mm/pmswap/pmem/*/inplace", 0, NULL, &g))
+		return -1;
+	if (!g.gl_pathc) {
+		globfree(&g);
+		return -1;
+	}
+	slash = strrchr(g.gl_pathv[0], '/');
+	snprintf(d->dir, sizeof(d->dir), "%.*s", (int)(slash - g.gl_pathv[0]),
+		 g.gl_pathv[0]);
+	globfree(&g);
+	snprintf(d->dev, sizeof(d->dev), "/dev/%.50s", strrchr(d->dir, '/') + 1);
+	snprintf(d->policy, sizeof(d->policy), "%s/inplace", d->dir);
+	snprintf(d->stats, sizeof(d->stats), "%s/inplace_stats", d->dir);
+	snprintf(d->dstats, sizeof(d->dstats), "%s/stats", d->dir);
+	return 0;
+}
+
+long pt_stat_key(const char *file, const char *key)
+{
+	char buf[4096], *p;
+	size_t n = strlen(key);
+
+	if (pt_read_str(file, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return atol(p + n + 1);
+	return -1;
+}
+
+double pt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -44,6 +44,10 @@ int pt_read_str(const char *path, char *buf, size_t len);
 long pt_read_long(const char *path);
 int pt_write_str(const char *path, const char *val);
 bool pt_path_exists(const char *path);
+/* The number after "@key " at the start of a line of @file, -1 if none. */
+long pt_stat_key(const char *file, const char *key);
+/* CLOCK_MONOTONIC, in seconds. */
+double pt_now(void);
 
 /* --- pagemap --- */
 #define PT_PM_PRESENT		(1ULL << 63)
@@ -80,6 +84,14 @@ int pt_memcg_destroy(const char *name);
 /* --- processes and threads --- */
 /* Run @fn in a child; returns its exit status, or -1. */
 int pt_fork_run(int (*fn)(void *arg), void *arg);
+/*
+ * Run @fn(@arg, fd) in a child that may write a report of up to @len bytes
+ * to fd before it exits or is killed (the child's memory is its own). The
+ * parent reads it into @report (all bytes 0xff when the child wrote less)
+ * and returns the child's wait status, or -1.
+ */
+int pt_fork_report(int (*fn)(void *arg, int fd), void *arg, void *report,
+		   size_t len);
 /* Run @fn in @n threads at once (released together); 0 when all return 0. */
 int pt_threads_run(int n, int (*fn)(int idx, void *arg), void *arg);
 
@@ -124,5 +136,16 @@ int pt_huge_swap_set(int on);
  * 2 always; -1 when swap is not on a pmem device with map in place.
  */
 int pt_inplace_policy(void);
+
+/* The (first) pmem swap device with map in place, and its sysfs files. */
+struct pt_inplace_dev {
+	char dir[300];		/* /sys/kernel/mm/pmswap/pmem/<disk> */
+	char dev[64];		/* /dev/<disk> */
+	char policy[320];	/* <dir>/inplace */
+	char stats[340];	/* <dir>/inplace_stats */
+	char dstats[340];	/* <dir>/stats: the device's copy counters */
+};
+/* 0 when found; -1 when swap is not on a pmem device with map in place. */
+int pt_inplace_dev_find(struct pt_inplace_dev *d);
 
 #endif /* PMSWAP_TEST_H */
