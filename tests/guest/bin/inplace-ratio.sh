@@ -37,6 +37,6 @@ for acc in read write; do
 	n=$(awk -v a=$acc '$1 == "never" && $2 == a { print $4 }' /tmp/ipr | med)
 	for pol in read always; do
 		p=$(awk -v a=$acc -v q=$pol '$1 == q && $2 == a { print $4 }' /tmp/ipr | med)
-		awk -v a=$acc -v q=$pol -v n="$n" -v p="$p" 'BEGIN { printf "# median %s-back: never %.1f ms, %s %.1f ms, never/%s = %.1f\n", a, n, q, p, q, p > 0 ? n / p : 0 }'
+		awk -v a=$acc -v q=$pol -v n="$n" -v p="$p" 'BEGIN { printf "# median %s-back: never %.1f ms, %s %.1f ms, never/%s = %.1f\n", a, n, q, p, q, (p > 0 ? n / p : 0) }'
 	done
 done
