@@ -21,6 +21,7 @@
 # 112 MiB (memcg 64 MiB).
 D=${1:-120}
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+vm0() { v=$(vm "$1"); echo "${v:-0}"; }
 dev=$(awk 'NR == 2 { print $1 }' /proc/swaps)
 knob=/sys/kernel/mm/pmswap/huge_swap
 echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
@@ -34,6 +35,9 @@ LIMIT1=128M
 echo $LIMIT1 > /sys/fs/cgroup/soak1/memory.max
 echo $LIMIT > /sys/fs/cgroup/soak2/memory.max
 in0=$(vm pswpin) out0=$(vm pswpout) t0=$(cut -d. -f1 /proc/uptime)
+# map in place (0 on a kernel without it): THPs, 4 KiB pages, promotions
+ipm0=$(vm0 pmswap_inplace_map) ipp0=$(vm0 pmswap_inplace_pte_map)
+ipr0=$(( $(vm0 pmswap_inplace_promote) + $(vm0 pmswap_inplace_pte_promote) ))
 
 sh -c "echo \$\$ > /sys/fs/cgroup/soak1/cgroup.procs; exec soak_thp -d $D -s 96 -w 2" > /tmp/soak_thp.log 2>&1 &
 p1=$!
@@ -185,6 +189,6 @@ unsupported) echo "ok 9 # SKIP no pmem swap device with hwpoison-inject here (sw
 none) echo "not ok 9 poison injection did not run" ;;
 *) echo "not ok 9 poison victim ended with status $poisoned, not SIGBUS" ;;
 esac
-echo "# figures: ${D} s; swap-in $(( $(vm pswpin) - in0 )) pages, swap-out $(( $(vm pswpout) - out0 )) pages; $cycles swapoff cycles; $flips huge_swap flips; $ioflips io path flips; $junk junk knob writes; faults injected: $([ "$poisoned" = 135 ] && echo 1 || echo 0); $reclaims memory.reclaim writes"
+echo "# figures: ${D} s; swap-in $(( $(vm pswpin) - in0 )) pages, swap-out $(( $(vm pswpout) - out0 )) pages; $cycles swapoff cycles; $flips huge_swap flips; $ioflips io path flips; $junk junk knob writes; faults injected: $([ "$poisoned" = 135 ] && echo 1 || echo 0); $reclaims memory.reclaim writes; mapped in place: $(( $(vm0 pmswap_inplace_map) - ipm0 )) THPs, $(( $(vm0 pmswap_inplace_pte_map) - ipp0 )) 4 KiB pages, $(( $(vm0 pmswap_inplace_promote) + $(vm0 pmswap_inplace_pte_promote) - ipr0 )) promotions"
 rmdir /sys/fs/cgroup/soak1 /sys/fs/cgroup/soak2 2>/dev/null
 true
