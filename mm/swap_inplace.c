@@ -346,6 +346,25 @@ static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
 	return policy;
 }
 
+/*
+ * Map writable? Only under "always", for an entry with one owner, in a
+ * writable VMA, and not while soft-dirty tracking waits for a write fault.
+ */
+static bool inplace_map_writable(struct vm_area_struct *vma, int policy,
+				 bool excl, bool soft_dirty)
+{
+	return policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) &&
+	       excl && !(vma_soft_dirty_enabled(vma) && !soft_dirty);
+}
+
+/* From now on readahead leaves @bit's slot or extent alone. */
+static void inplace_set_rw(unsigned long *rw, unsigned long bit)
+{
+	set_bit(bit, rw);
+	/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
+	smp_mb__after_atomic();
+}
+
 /**
  * pmswap_inplace_try_map - map a huge swap entry's pmem extent in place
  * @vmf: the fault on the huge swap entry vmf->orig_pmd
@@ -364,8 +383,8 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	struct inplace_dev *d = inplace_dev_of(si);
 	spinlock_t *ptl = pmd_lockptr(mm, vmf->pmd);
-	bool writable = false, mapped = true;
 	unsigned long ext = swp_offset(entry) / HPAGE_PMD_NR, pfn;
+	bool writable;
 	int policy;
 	pmd_t pmd;
 
@@ -382,6 +401,16 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	pmd = pmd_mkyoung(pmd);
 	if (pmd_swp_soft_dirty(vmf->orig_pmd))
 		pmd = pmd_mksoft_dirty(pmd);
+	writable = inplace_map_writable(vma, policy,
+					pmd_swp_exclusive(vmf->orig_pmd),
+					pmd_soft_dirty(pmd));
+	if (write && !writable)
+		return false;
+	if (writable) {
+		pmd = pmd_mkwrite(pmd, vma);
+		if (write)
+			pmd = pmd_mkdirty(pmd);
+	}
 
 	/*
 	 * Claim the slots as swap-in does, until the PMD is installed. This
@@ -393,18 +422,6 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	 */
 	if (swapcache_prepare(entry, HPAGE_PMD_NR))
 		return false;
-	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) &&
-	    pmd_swp_exclusive(vmf->orig_pmd) &&
-	    !(vma_soft_dirty_enabled(vma) && !pmd_soft_dirty(pmd))) {
-		writable = true;
-		pmd = pmd_mkwrite(pmd, vma);
-		if (write)
-			pmd = pmd_mkdirty(pmd);
-	}
-	if (write && !writable) {
-		mapped = false;
-		goto unclaim;
-	}
 
 	spin_lock(ptl);
 	/*
@@ -428,9 +445,7 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 		 * fails must not clear the bit of a live mapping, and the
 		 * claim keeps readahead out until after it is set.
 		 */
-		set_bit(ext, d->rw);
-		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
-		smp_mb__after_atomic();
+		inplace_set_rw(d->rw, ext);
 	}
 	set_pmd_at(mm, haddr, vmf->pmd, pmd);
 	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
@@ -444,7 +459,8 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	count_vm_event(PMSWAP_INPLACE_MAP);
 unclaim:
 	swapcache_clear(si, entry, HPAGE_PMD_NR);
-	return mapped;
+	/* done either way: mapped, or the PMD changed under us */
+	return true;
 }
 
 /**
@@ -483,30 +499,15 @@ bool pmswap_inplace_rw_busy(swp_entry_t entry)
 /* pages mapped in place by PTEs: the scanner looks at page tables if any */
 static atomic_long_t inplace_pte_pages = ATOMIC_LONG_INIT(0);
 
-/**
- * pmswap_inplace_pte_revert_locked - turn an in-place PTE back into its swap entry
- * @vma: the anonymous VMA
- * @addr: the address the PTE maps
- * @ptep: the PTE, locked, holding an in-place mapping
- * @flags: PMSWAP_REVERT_PROMOTE to make the next fault on the slot copy
- *	   it into DRAM; PMSWAP_REVERT_NOFLUSH when the mm is being torn down
- *
- * No I/O: the data is in the swap slot already. Return: the new PTE.
- */
-pte_t pmswap_inplace_pte_revert_locked(struct vm_area_struct *vma,
-				       unsigned long addr, pte_t *ptep,
-				       unsigned int flags)
+/* pmswap_inplace_pte_revert_locked() for a caller that knows the device */
+static pte_t inplace_pte_revert(struct inplace_dev *d,
+				struct vm_area_struct *vma, unsigned long addr,
+				pte_t *ptep, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	pte_t old = ptep_get(ptep), new;
-	struct inplace_dev *d;
-	unsigned long off;
+	unsigned long off = pte_pfn(ptep_get(ptep)) - d->pfn0;
+	pte_t old, new;
 	bool rw;
-
-	d = inplace_dev_of_pfn(pte_pfn(old));
-	if (WARN_ON_ONCE(!d))
-		return old;
-	off = pte_pfn(old) - d->pfn0;
 
 	if (flags & PMSWAP_REVERT_NOFLUSH)
 		old = ptep_get_and_clear(mm, addr, ptep);
@@ -535,6 +536,27 @@ pte_t pmswap_inplace_pte_revert_locked(struct vm_area_struct *vma,
 }
 
 /**
+ * pmswap_inplace_pte_revert_locked - turn an in-place PTE back into its swap entry
+ * @vma: the anonymous VMA
+ * @addr: the address the PTE maps
+ * @ptep: the PTE, locked, holding an in-place mapping
+ * @flags: PMSWAP_REVERT_PROMOTE to make the next fault on the slot copy
+ *	   it into DRAM; PMSWAP_REVERT_NOFLUSH when the mm is being torn down
+ *
+ * No I/O: the data is in the swap slot already. Return: the new PTE.
+ */
+pte_t pmswap_inplace_pte_revert_locked(struct vm_area_struct *vma,
+				       unsigned long addr, pte_t *ptep,
+				       unsigned int flags)
+{
+	struct inplace_dev *d = inplace_dev_of_pfn(pte_pfn(ptep_get(ptep)));
+
+	if (WARN_ON_ONCE(!d))
+		return ptep_get(ptep);
+	return inplace_pte_revert(d, vma, addr, ptep, flags);
+}
+
+/**
  * pmswap_inplace_pte_unuse - for swapoff: revert an in-place PTE of device @type
  * @vma: the VMA, mmap lock held
  * @pmd: the PMD of the page table
@@ -557,8 +579,7 @@ pte_t pmswap_inplace_pte_unuse(struct vm_area_struct *vma, pmd_t *pmd,
 	if (pte_is_inplace(vma, pte)) {
 		d = inplace_dev_of_pfn(pte_pfn(pte));
 		if (d && d->type == type)
-			pte = pmswap_inplace_pte_revert_locked(vma, addr, ptep,
-							       0);
+			pte = inplace_pte_revert(d, vma, addr, ptep, 0);
 	}
 	spin_unlock(ptl);
 	return pte;
@@ -610,7 +631,7 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	bool excl = pte_swp_exclusive(vmf->orig_pte);
 	struct inplace_dev *d = inplace_dev_of(si);
 	unsigned long off = swp_offset(entry);
-	bool writable = false, mapped = true;
+	bool writable;
 	int policy;
 	pte_t pte;
 
@@ -635,21 +656,18 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	pte = pte_mkyoung(pte);
 	if (pte_swp_soft_dirty(vmf->orig_pte))
 		pte = pte_mksoft_dirty(pte);
-
-	/* claim the slot until the PTE is in, as for an extent */
-	if (swapcache_prepare(entry, 1))
+	writable = inplace_map_writable(vma, policy, excl, pte_soft_dirty(pte));
+	if (write && !writable)
 		return false;
-	if (policy == INPLACE_ALWAYS && (vma->vm_flags & VM_WRITE) && excl &&
-	    !(vma_soft_dirty_enabled(vma) && !pte_soft_dirty(pte))) {
-		writable = true;
+	if (writable) {
 		pte = pte_mkwrite(pte, vma);
 		if (write)
 			pte = pte_mkdirty(pte);
 	}
-	if (write && !writable) {
-		mapped = false;
-		goto unclaim;
-	}
+
+	/* claim the slot until the PTE is in, as for an extent */
+	if (swapcache_prepare(entry, 1))
+		return false;
 
 	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
 	if (unlikely(!vmf->pte))
@@ -661,12 +679,9 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 		pte_unmap_unlock(vmf->pte, vmf->ptl);
 		goto unmapped;
 	}
-	if (writable) {
-		/* readahead leaves the slot alone from now on (as for a PMD) */
-		set_bit(off, d->pte_rw);
-		/* pairs with smp_mb() in pmswap_inplace_rw_busy() */
-		smp_mb__after_atomic();
-	}
+	/* readahead leaves the slot alone from now on (as for a PMD) */
+	if (writable)
+		inplace_set_rw(d->pte_rw, off);
 	set_pte_at(mm, vmf->address, vmf->pte, pte);
 	update_mmu_cache(vma, vmf->address, vmf->pte);
 	if (excl)
@@ -684,7 +699,8 @@ unmapped:
 	vmf->pte = NULL;
 unclaim:
 	swapcache_clear(si, entry, 1);
-	return mapped;
+	/* done either way: mapped, or the PTE changed under us */
+	return true;
 }
 #endif /* pte_is_inplace */
 
@@ -736,7 +752,7 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 	int i, nr_promote = 0, tight = -1;
 	bool young = false;
 	pte_t *start, *ptep, pte;
-	struct inplace_dev *d;
+	struct inplace_dev *d = NULL;
 	unsigned long off;
 	spinlock_t *ptl;	/* the page table's */
 	u8 heat;
@@ -751,14 +767,15 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 		pte = ptep_get(ptep);
 		if (!pte_is_inplace(vma, pte))
 			continue;
-		d = inplace_dev_of_pfn(pte_pfn(pte));
+		/* the PTEs of one table are nearly always of one device */
+		if (!d || pte_pfn(pte) - d->pfn0 >= d->max)
+			d = inplace_dev_of_pfn(pte_pfn(pte));
 		if (!d)
 			continue;
 		off = pte_pfn(pte) - d->pfn0;
 		if (w->dev) {
 			if (d == w->dev && off >= w->first && off <= w->last)
-				pmswap_inplace_pte_revert_locked(vma, addr,
-								 ptep, 0);
+				inplace_pte_revert(d, vma, addr, ptep, 0);
 			continue;
 		}
 		/*
@@ -781,8 +798,7 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 			tight = huge_swap_memcg_tight(vma->vm_mm);
 		if (tight)
 			continue;
-		pmswap_inplace_pte_revert_locked(vma, addr, ptep,
-						 PMSWAP_REVERT_PROMOTE);
+		inplace_pte_revert(d, vma, addr, ptep, PMSWAP_REVERT_PROMOTE);
 		w->budget--;
 		promote[nr_promote++] = addr;
 	}
