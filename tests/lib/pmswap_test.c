@@ -463,6 +463,14 @@ bool pt_swap_active(void)
 	return pt_meminfo_kb("SwapTotal") > 0;
 }
 
+bool pt_swap_on_pmem(void)
+{
+	char buf[4096];
+
+	return !pt_read_str("/proc/swaps", buf, sizeof(buf)) &&
+	       strstr(buf, "\n/dev/pmem");
+}
+
 void pt_swapstat_now(struct pt_swapstat *s)
 {
 	s->pswpin = pt_vmstat("pswpin");

@@ -111,6 +111,8 @@ long pt_swap_held_kb(void);
  */
 long pt_swap_slot_cache_kb(void);
 bool pt_swap_active(void);
+/* Swap is active on a /dev/pmem* device (per /proc/swaps). */
+bool pt_swap_on_pmem(void);
 
 /* A snapshot of the vmstat counters that swap tests look at. */
 struct pt_swapstat {
