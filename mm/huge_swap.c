@@ -364,6 +364,25 @@ bool huge_swap_memcg_tight(struct mm_struct *mm)
 #endif
 }
 
+/*
+ * A PMD-size folio to read @entry's 512 slots into, for the fault and for
+ * MADV_WILLNEED; NULL when the THP should not come back whole from here:
+ * the memcg has no room for it, or the slots are not all on the device.
+ * swap_read_folio() cannot fill a large folio from zswap, nor from slots
+ * that are partly zero-mapped: those go the 4 KiB way, as
+ * alloc_swap_folio() leaves them.
+ */
+static struct folio *huge_swap_alloc_folio(struct vm_area_struct *vma,
+					   unsigned long haddr,
+					   swp_entry_t entry)
+{
+	if (huge_swap_memcg_tight(vma->vm_mm) || !zswap_never_enabled() ||
+	    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
+		return NULL;
+	return vma_alloc_folio(vma_thp_gfp_mask(vma), HPAGE_PMD_ORDER, vma,
+			       haddr, true);
+}
+
 /**
  * huge_swap_willneed - MADV_WILLNEED on a huge swap entry
  * @vma: the VMA
@@ -397,14 +416,12 @@ void huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 		folio_put(folio);
 		goto out;
 	}
-	if (pmswap_inplace_enabled(si) || huge_swap_memcg_tight(vma->vm_mm) ||
-	    !zswap_never_enabled() ||
-	    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
+	if (pmswap_inplace_enabled(si))
 		goto out;
-	gfp = vma_thp_gfp_mask(vma);
-	folio = vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
+	folio = huge_swap_alloc_folio(vma, haddr, entry);
 	if (!folio)
 		goto out;
+	gfp = vma_thp_gfp_mask(vma);
 	/* all 512 slots, or nothing: a cached slot means they diverged */
 	if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
 		folio_put(folio);
@@ -482,18 +499,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
-		if (huge_swap_memcg_tight(mm))
-			goto split_put;
-		/*
-		 * swap_read_folio() cannot fill a large folio from zswap, nor
-		 * from slots that are partly zero-mapped: leave those to the
-		 * 4 KiB path, as alloc_swap_folio() does.
-		 */
-		if (!zswap_never_enabled() ||
-		    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
-			goto split_put;
-		folio = vma_alloc_folio(vma_thp_gfp_mask(vma), HPAGE_PMD_ORDER,
-					vma, haddr, true);
+		folio = huge_swap_alloc_folio(vma, haddr, entry);
 		if (!folio)
 			goto split_put;
 		if (mem_cgroup_swapin_charge_folio(folio, mm,
