@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,28 @@ uint64_t pt_touch_read(const void *p, size_t size)
 int pt_pageout(void *p, size_t size)
 {
 	return madvise(p, size, MADV_PAGEOUT);
+}
+
+/*
+ * A 4 KiB page faulted in waits in a per-CPU batch before it reaches the
+ * LRU, and MADV_PAGEOUT drains only the batch of the CPU it runs on: it
+ * skips, without an error, a page still in another CPU's batch. A test
+ * that must swap out every 4 KiB page runs on one CPU.
+ */
+int pt_pin_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+		;
+	if (cpu == CPU_SETSIZE)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -1 : cpu;
 }
 
 /* One 64-bit word per 512 bytes plus a page header: cheap under TCG. */

@@ -26,6 +26,8 @@ void pt_touch_write(void *p, size_t size);
 /* Read one byte of every 4 KiB page; returns a checksum so it is not elided. */
 uint64_t pt_touch_read(const void *p, size_t size);
 int pt_pageout(void *p, size_t size);
+/* pin to one CPU, so that MADV_PAGEOUT finds every 4 KiB page: the CPU */
+int pt_pin_cpu(void);
 
 /* --- data patterns --- */
 void pt_fill(void *p, size_t size, uint64_t seed);
