@@ -37,7 +37,9 @@
  * special PTE pointing at the slot's pmem page, with per-slot bits and
  * heat instead of per-extent ones. The zap, fork, swapoff and fault paths
  * revert it; every other walker finds no page behind it (vm_normal_page()
- * returns NULL for it) and leaves it alone; GUP faults it into DRAM.
+ * returns NULL for it) and leaves it alone; GUP faults it into DRAM. Like
+ * a page cache fault, a fault maps the eligible swap entries around its
+ * page in place with it (fault_around_kb, 64 KiB by default).
  *
  * Copyright (C) 2026 pmswap developers
  */
@@ -45,6 +47,7 @@
 #define pr_fmt(fmt) "pmswap: " fmt
 
 #include <linux/hugetlb.h>
+#include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -103,6 +106,8 @@ struct inplace_dev {
 	atomic_long_t pte_now;
 	atomic_long_t pte_maps;
 	atomic_long_t pte_promotions;
+	/* of pte_maps, the neighbours a fault mapped with its own page */
+	atomic_long_t pte_around;
 	unsigned long *pte_rw;
 	unsigned long *pte_excl;
 	unsigned long *pte_promote;
@@ -118,6 +123,8 @@ static int default_policy __read_mostly = INPLACE_READ;
 static unsigned int promote_interval_ms __read_mostly = 1000;
 static unsigned int promote_threshold __read_mostly = 3;
 static unsigned int promote_rate_mb __read_mostly = 64;
+/* 4 KiB pages in the aligned window a PTE fault maps in place; 1: off */
+static unsigned int fault_around_pages __read_mostly = 16;
 
 static void inplace_scan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(inplace_scan_work, inplace_scan_fn);
@@ -612,6 +619,87 @@ vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
 	return do_swap_page(vmf);
 }
 
+/*
+ * Put in-place PTE @pte for slot @off at @addr: the slot is claimed
+ * (swapcache_prepare()), the PTE lock held, the PTE still the swap entry.
+ */
+static void inplace_pte_install(struct inplace_dev *d,
+				struct vm_area_struct *vma, unsigned long addr,
+				pte_t *ptep, pte_t pte, unsigned long off,
+				bool excl)
+{
+	/* readahead leaves the slot alone from now on (as for a PMD) */
+	if (pte_write(pte))
+		inplace_set_rw(d->pte_rw, off);
+	set_pte_at(vma->vm_mm, addr, ptep, pte);
+	update_mmu_cache(vma, addr, ptep);
+	if (excl)
+		set_bit(off, d->pte_excl);
+	WRITE_ONCE(d->pte_heat[off], 0);
+	atomic_long_inc(&d->pte_now);
+	atomic_long_inc(&d->pte_maps);
+	atomic_long_inc(&inplace_pte_pages);
+	inplace_account(swp_entry(d->type, off), 1);
+	count_vm_event(PMSWAP_INPLACE_PTE_MAP);
+}
+
+/*
+ * Fault-around, as filemap_map_pages() does for the page cache: with the
+ * page that faulted, map in place the swap entries of the same device in
+ * the aligned window of fault_around_pages around it, within its VMA and
+ * page table, that pass the checks the fault's page passed. They are
+ * mapped old, so the scanner does not take them for hot. A slot marked
+ * for promotion is left to its own fault. Called with the PTE lock held:
+ * swapcache_prepare() takes the cluster lock inside it, as zap does.
+ */
+static void inplace_map_around(struct inplace_dev *d,
+			       struct swap_info_struct *si,
+			       struct vm_fault *vmf, int policy)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long nr = READ_ONCE(fault_around_pages);
+	unsigned long addr, start, end, off;
+	swp_entry_t entry;
+	pte_t *ptep, swp, pte;
+	bool excl, zero;
+
+	if (nr <= 1)
+		return;
+	start = ALIGN_DOWN(vmf->address, nr * PAGE_SIZE);
+	end = min3(start + nr * PAGE_SIZE, vma->vm_end,
+		   pmd_addr_end(vmf->address, vma->vm_end));
+	start = max3(start, vma->vm_start, vmf->address & PMD_MASK);
+	ptep = vmf->pte - ((vmf->address - start) >> PAGE_SHIFT);
+	for (addr = start; addr < end; addr += PAGE_SIZE, ptep++) {
+		swp = ptep_get(ptep);
+		if (addr == vmf->address || !is_swap_pte(swp) ||
+		    pte_swp_uffd_wp(swp))
+			continue;
+		entry = pte_to_swp_entry(swp);
+		if (non_swap_entry(entry) || swp_type(entry) != d->type)
+			continue;
+		off = swp_offset(entry);
+		if (test_bit(off, d->pte_promote))
+			continue;
+		if (swap_zeromap_batch(entry, 1, &zero) != 1 || zero ||
+		    pmswap_pmem_range_bad(d->pd, off, 1))
+			continue;
+		excl = pte_swp_exclusive(swp);
+		pte = pte_mkold(pte_mkspecial(pfn_pte(d->pfn0 + off,
+						      vma->vm_page_prot)));
+		if (pte_swp_soft_dirty(swp))
+			pte = pte_mksoft_dirty(pte);
+		if (inplace_map_writable(vma, policy, excl, pte_soft_dirty(pte)))
+			pte = pte_mkwrite(pte, vma);
+		/* in the swap cache, or another fault is reading it in */
+		if (swapcache_prepare(entry, 1))
+			continue;
+		inplace_pte_install(d, vma, addr, ptep, pte, off, excl);
+		atomic_long_inc(&d->pte_around);
+		swapcache_clear(si, entry, 1);
+	}
+}
+
 /**
  * pmswap_inplace_try_map_pte - map a 4 KiB swap entry's pmem page in place
  * @vmf: the fault on the swap entry vmf->orig_pte; vmf->pte unmapped
@@ -652,6 +740,7 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	    pte_swp_uffd_wp(vmf->orig_pte))
 		return false;
 
+	/* young: x86's protections carry the accessed bit */
 	pte = pte_mkspecial(pfn_pte(d->pfn0 + off, vma->vm_page_prot));
 	pte = pte_mkyoung(pte);
 	if (pte_swp_soft_dirty(vmf->orig_pte))
@@ -679,21 +768,10 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 		pte_unmap_unlock(vmf->pte, vmf->ptl);
 		goto unmapped;
 	}
-	/* readahead leaves the slot alone from now on (as for a PMD) */
-	if (writable)
-		inplace_set_rw(d->pte_rw, off);
-	set_pte_at(mm, vmf->address, vmf->pte, pte);
-	update_mmu_cache(vma, vmf->address, vmf->pte);
-	if (excl)
-		set_bit(off, d->pte_excl);
-	WRITE_ONCE(d->pte_heat[off], 0);
-	atomic_long_inc(&d->pte_now);
-	atomic_long_inc(&d->pte_maps);
-	atomic_long_inc(&inplace_pte_pages);
-	inplace_account(entry, 1);
+	inplace_pte_install(d, vma, vmf->address, vmf->pte, pte, off, excl);
+	inplace_map_around(d, si, vmf, policy);
 	pte_unmap_unlock(vmf->pte, vmf->ptl);
 	vmf->pte = NULL;
-	count_vm_event(PMSWAP_INPLACE_PTE_MAP);
 	goto unclaim;
 unmapped:
 	vmf->pte = NULL;
@@ -1026,12 +1104,12 @@ static ssize_t inplace_stats_show(struct kobject *kobj,
 	pte_promotions = atomic_long_read(&d->pte_promotions);
 	/* THPs (extents) first, then 4 KiB pages */
 	return sysfs_emit(buf,
-			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\n",
+			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\npte_maps_around %ld\n",
 			  atomic_long_read(&d->now), maps, promotions,
 			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE +
 			  (long long)max(pte_maps - pte_promotions, 0L) * PAGE_SIZE,
 			  atomic_long_read(&d->pte_now), pte_maps,
-			  pte_promotions);
+			  pte_promotions, atomic_long_read(&d->pte_around));
 }
 
 static struct kobj_attribute inplace_attr = __ATTR_RW_MODE(inplace, 0600);
@@ -1215,6 +1293,30 @@ static ssize_t promote_rate_mb_store(struct kobject *kobj,
 	return inplace_uint_store(&promote_rate_mb, buf, count, 0, 1 << 20);
 }
 
+static ssize_t fault_around_kb_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(fault_around_pages) << (PAGE_SHIFT - 10));
+}
+
+/* 0 to PMD size, rounded down to a power of two pages, as fault_around_bytes */
+static ssize_t fault_around_kb_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	unsigned int kb;
+	int err = kstrtouint(buf, 0, &kb);
+
+	if (err)
+		return err;
+	if (kb > HPAGE_PMD_SIZE >> 10)
+		return -EINVAL;
+	kb >>= PAGE_SHIFT - 10;
+	WRITE_ONCE(fault_around_pages, kb ? rounddown_pow_of_two(kb) : 1);
+	return count;
+}
+
 static struct kobj_attribute default_policy_attr =
 	__ATTR_RW_MODE(default_policy, 0644);
 static struct kobj_attribute promote_interval_ms_attr =
@@ -1223,12 +1325,15 @@ static struct kobj_attribute promote_threshold_attr =
 	__ATTR_RW_MODE(promote_threshold, 0644);
 static struct kobj_attribute promote_rate_mb_attr =
 	__ATTR_RW_MODE(promote_rate_mb, 0644);
+static struct kobj_attribute fault_around_kb_attr =
+	__ATTR_RW_MODE(fault_around_kb, 0644);
 
 static struct attribute *inplace_attrs[] = {
 	&default_policy_attr.attr,
 	&promote_interval_ms_attr.attr,
 	&promote_threshold_attr.attr,
 	&promote_rate_mb_attr.attr,
+	&fault_around_kb_attr.attr,
 	NULL,
 };
 

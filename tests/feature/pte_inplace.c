@@ -8,7 +8,9 @@
  * per 4 KiB): at most one fault per page, every page mapped in place,
  * MemFree drops by less than 8 MiB, nothing copied (the device's
  * pages_read), data intact; the same read with policy "never" in the same
- * boot is timed for the ratio (printed, not asserted). Then every
+ * boot is timed for the ratio (printed, not asserted). Fault-around: one
+ * fault per 64 KiB window, stopping at the VMA, skipping zero-filled
+ * slots; one per page when turned off. Then every
  * operation that meets an in-place PTE, each checked on the data: writes
  * under each policy, fork, munmap and exit (slots freed), mprotect,
  * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
@@ -181,6 +183,108 @@ static void case_acceptance(size_t size)
 			 inplace_kb(mem) == (long)(size >> 10),
 			 "read: mapped in place again after pageout, data intact\n");
 	free_small(mem, size);
+}
+
+/*
+ * 1b. Fault-around: a fault maps the eligible swap entries of its aligned
+ * fault_around_kb window in place with its page, within its VMA; 0 turns
+ * it off. Zero-filled slots (the zeromap) are left to their own faults.
+ */
+static void case_fault_around(void)
+{
+	size_t size = MIB(4), win = 64 << 10;
+	long nr = PAGES(size), faults, a0, around, zero_bad = 0, in1, in2;
+	char *mem, *raw, *z, old[32] = "", val[32] = "";
+	struct pt_faults f0;
+	int i, einval;
+
+	pt_read_str(KNOBS "fault_around_kb", old, sizeof(old));
+	einval = pt_write_str(KNOBS "fault_around_kb", "4096") &&
+		 pt_write_str(KNOBS "fault_around_kb", "64k") &&
+		 !pt_write_str(KNOBS "fault_around_kb", "100") &&
+		 !pt_read_str(KNOBS "fault_around_kb", val, sizeof(val)) &&
+		 atoi(val) == 64;
+	ksft_test_result(atoi(old) == 64 && einval,
+			 "fault-around: default %d kB; 4096 and \"64k\" refused, 100 rounds down to %d kB\n",
+			 atoi(old), atoi(val));
+	pt_write_str(KNOBS "fault_around_kb", "64");
+
+	/* one fault per 64 KiB window (one more if not aligned), all in place */
+	mem = swapped_small(size, 15);
+	a0 = pt_stat_key(dev.stats, "pte_maps_around");
+	pt_faults_now(&f0);
+	pt_touch_read(mem, size);
+	faults = pt_faults_since(&f0, NULL);
+	around = pt_stat_key(dev.stats, "pte_maps_around") - a0;
+	ksft_test_result(faults <= (long)(size / win) + 8 &&
+			 around >= nr - (long)(size / win) - 1 &&
+			 inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_verify(mem, size, 15) == 0,
+			 "fault-around 64 kB: %ld faults for %ld pages, %ld mapped around a fault, data intact\n",
+			 faults, nr, around);
+	free_small(mem, size);
+
+	/* off: one fault per page */
+	pt_write_str(KNOBS "fault_around_kb", "0");
+	mem = swapped_small(size, 16);
+	pt_faults_now(&f0);
+	pt_touch_read(mem, size);
+	faults = pt_faults_since(&f0, NULL);
+	ksft_test_result(faults >= nr && inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_verify(mem, size, 16) == 0,
+			 "fault-around 0: %ld faults for %ld pages, data intact\n",
+			 faults, nr);
+	free_small(mem, size);
+	pt_write_str(KNOBS "fault_around_kb", "64");
+
+	/*
+	 * A fault on the first page of a VMA maps nothing of the next one:
+	 * 16 pages, one window, between PROT_NONE guards; its second half
+	 * read-only, a VMA of its own.
+	 */
+	raw = mmap(NULL, 3 * win, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		ksft_exit_fail_perror("mmap");
+	mem = (char *)(((uintptr_t)raw + win - 1) & ~(uintptr_t)(win - 1));
+	if (mprotect(mem, win, PROT_READ | PROT_WRITE) ||
+	    madvise(mem, win, MADV_NOHUGEPAGE))
+		ksft_exit_fail_perror("mprotect");
+	pt_fill(mem, 16 * PT_PAGE_SIZE, 17);
+	if (mprotect(mem + 8 * PT_PAGE_SIZE, 8 * PT_PAGE_SIZE, PROT_READ))
+		ksft_exit_fail_perror("mprotect");
+	for (i = 0; i < 5 && pt_smaps_kb(mem, "Swap") + pt_smaps_kb(mem + 8 * PT_PAGE_SIZE, "Swap") != 64; i++)
+		pt_pageout(mem, 16 * PT_PAGE_SIZE);
+	pt_touch_read(mem, PT_PAGE_SIZE);
+	in1 = inplace_kb(mem);
+	in2 = inplace_kb(mem + 8 * PT_PAGE_SIZE);
+	ksft_test_result(in1 == 32 && in2 == 0 &&
+			 pt_smaps_kb(mem + 8 * PT_PAGE_SIZE, "Swap") == 32 &&
+			 pt_verify(mem, 16 * PT_PAGE_SIZE, 17) == 0,
+			 "fault-around stops at the VMA: %ld kB in place in it, %ld kB in the next, data intact\n",
+			 in1, in2);
+	munmap(raw, 3 * win);
+
+	/* every 4th page zero-filled: those are read into DRAM, not mapped */
+	mem = alloc_small(MIB(1));
+	pt_fill(mem, MIB(1), 18);
+	for (z = mem; z < mem + MIB(1); z += 4 * PT_PAGE_SIZE)
+		memset(z, 0, PT_PAGE_SIZE);
+	for (i = 0; i < 5 && pt_smaps_kb(mem, "Swap") != 1024; i++)
+		pt_pageout(mem, MIB(1));
+	pt_touch_read(mem, MIB(1));
+	for (z = mem; z < mem + MIB(1); z += PT_PAGE_SIZE) {
+		size_t k = (z - mem) / PT_PAGE_SIZE;
+
+		if (k % 4 == 0)
+			zero_bad += z[0] || memcmp(z, z + 1, PT_PAGE_SIZE - 1);
+		else
+			zero_bad += pt_verify_range(mem, k * PT_PAGE_SIZE, PT_PAGE_SIZE, 18);
+	}
+	ksft_test_result(inplace_kb(mem) == 768 &&
+			 pt_smaps_kb(mem, "Anonymous") == 256 && zero_bad == 0,
+			 "fault-around skips zero-filled slots: %ld kB in place, %ld kB in DRAM, %ld bad pages\n",
+			 inplace_kb(mem), pt_smaps_kb(mem, "Anonymous"), zero_bad);
+	free_small(mem, MIB(1));
 }
 
 /* 2. Writes under each policy land where the policy says, data correct. */
@@ -692,8 +796,9 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("sched_setaffinity");
 	ksft_print_msg("pinned to CPU %d (MADV_PAGEOUT must find every page)\n", cpu);
 
-	ksft_set_plan(35);
+	ksft_set_plan(40);
 	case_acceptance(size);
+	case_fault_around();
 	case_writes();
 	case_fork("read");
 	case_fork("always");

@@ -594,13 +594,13 @@ struct devstat {
 	char io[16];
 	long v[9];
 	char inplace[16];	/* map-in-place policy, "" if none */
-	long ip[7];
+	long ip[8];
 };
 
 /* THPs (extents), bytes, then 4 KiB pages */
-static const char *const inplace_keys[7] = {
+static const char *const inplace_keys[8] = {
 	"mapped_now", "maps", "promotions", "copy_avoided_bytes",
-	"pte_mapped_now", "pte_maps", "pte_promotions",
+	"pte_mapped_now", "pte_maps", "pte_promotions", "pte_maps_around",
 };
 
 static const char *const stat_keys[9] = {
@@ -665,7 +665,7 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace", blk);
 		read_policy(path, d[n].inplace, sizeof(d[n].inplace));
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace_stats", blk);
-		for (j = 0; j < 7; j++)
+		for (j = 0; j < 8; j++)
 			d[n].ip[j] = d[n].inplace[0] ? kv_get(path, inplace_keys[j]) : -1;
 		n++;
 	}
@@ -684,7 +684,7 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 					       stat_keys[j], d[i].v[j]);
 			if (d[i].inplace[0]) {
 				printf(",\n     \"inplace\": \"%s\"", d[i].inplace);
-				for (j = 0; j < 7; j++)
+				for (j = 0; j < 8; j++)
 					printf(", \"inplace_%s\": %ld", inplace_keys[j],
 					       d[i].ip[j]);
 			} else if (d[i].dax) {
@@ -731,6 +731,9 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		if (d[i].ip[4] >= 0)
 			printf("    4 KiB pages: %ld kB mapped in place now, %ld maps, %ld promotions to DRAM\n",
 			       d[i].ip[4] * 4, d[i].ip[5], d[i].ip[6]);
+		if (d[i].ip[7] >= 0)
+			printf("      of the maps, %ld around a faulting page (fault-around)\n",
+			       d[i].ip[7]);
 	}
 	printf("counters:");
 	for (k = 0; k < sizeof(vm_keys) / sizeof(vm_keys[0]); k++) {

@@ -97,7 +97,7 @@ ok $? "status shows map in place: policy read, $maps maps for the 128 THPs read 
 expect 0 "status --json" pmswap status --json
 has "\"device\": \"$dev\"" && has '"pmem_swap": true' && has '"thp_swpout_pmd": [0-9]'
 ok $? "status --json describes $dev and the counters"
-[ "$maps" = none ] || { has '"inplace": "read"' && has '"inplace_copy_avoided_bytes": [0-9]' && has '"pmswap_inplace_map": [0-9]' && has '"inplace_pte_maps": [0-9]' && has '"pmswap_inplace_pte_map": [0-9]'; }
+[ "$maps" = none ] || { has '"inplace": "read"' && has '"inplace_copy_avoided_bytes": [0-9]' && has '"pmswap_inplace_map": [0-9]' && has '"inplace_pte_maps": [0-9]' && has '"inplace_pte_maps_around": [0-9]' && has '"pmswap_inplace_pte_map": [0-9]'; }
 ok $? "status --json shows the map-in-place policy and counters"
 expect 4 "setup on the active swap namespace refused" pmswap setup --namespace "$pdev"
 has "already active swap"; ok $? "message says it is already swap"
