@@ -117,7 +117,8 @@ if [ -n "$DIR" ]; then
 				"$(awk '$1 == "verify_bad_pages" { print $2 }' /tmp/ip)"
 		done
 		echo read > $DIR/inplace
-		echo "   one fault per page either way; in place = pages mapped from pmem, nothing copied"
+		echo "   in place = pages mapped from pmem, nothing copied; a fault maps its 64 KiB window"
+		echo "   (fault_around_kb), so read and always take about one fault per 16 pages"
 	fi
 fi
 echo
