@@ -700,6 +700,27 @@ static void inplace_map_around(struct inplace_dev *d,
 	}
 }
 
+/*
+ * The claim on the slot failed. A fault mapping its window around holds
+ * neighbours' claims for a moment, under the PTE lock: once that lock is
+ * free, a changed PTE means this fault is done (the access is retried),
+ * rather than going on to copy a page that is mapped by then.
+ */
+static bool inplace_pte_changed(struct vm_fault *vmf)
+{
+	spinlock_t *ptl;	/* the page table's */
+	pte_t *ptep;
+	bool changed;
+
+	ptep = pte_offset_map_lock(vmf->vma->vm_mm, vmf->pmd, vmf->address,
+				   &ptl);
+	if (!ptep)
+		return true;
+	changed = !pte_same(ptep_get(ptep), vmf->orig_pte);
+	pte_unmap_unlock(ptep, ptl);
+	return changed;
+}
+
 /**
  * pmswap_inplace_try_map_pte - map a 4 KiB swap entry's pmem page in place
  * @vmf: the fault on the swap entry vmf->orig_pte; vmf->pte unmapped
@@ -756,7 +777,7 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 
 	/* claim the slot until the PTE is in, as for an extent */
 	if (swapcache_prepare(entry, 1))
-		return false;
+		return inplace_pte_changed(vmf);
 
 	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
 	if (unlikely(!vmf->pte))

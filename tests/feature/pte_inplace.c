@@ -291,7 +291,8 @@ static void case_fault_around(void)
 static void case_writes(void)
 {
 	size_t size = MIB(2);
-	long nr = PAGES(size), m0, p0;
+	long nr = PAGES(size), m0, p0, faults;
+	struct pt_faults f0;
 	char *mem;
 
 	/* read: the first write to an in-place page promotes it */
@@ -308,16 +309,23 @@ static void case_writes(void)
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
 	free_small(mem, size);
 
-	/* always: write faults map writable in place; writes land on pmem */
+	/*
+	 * always: write faults map writable in place, and fault-around maps
+	 * the (exclusive) neighbours writable too: one fault per 64 KiB
+	 * window (one more if the region is not aligned to it).
+	 */
 	set_policy("always");
 	mem = swapped_small(size, 23);
 	m0 = pt_vmstat("pmswap_inplace_pte_map");
 	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	pt_faults_now(&f0);
 	pt_fill(mem, size, 24);
+	faults = pt_faults_since(&f0, NULL);
 	ksft_test_result(pt_vmstat("pmswap_inplace_pte_map") - m0 >= nr &&
+			 faults <= nr / 16 + 8 &&
 			 inplace_kb(mem) == (long)(size >> 10),
-			 "always: write faults map writable in place (map +%ld, promote +%ld)\n",
-			 pt_vmstat("pmswap_inplace_pte_map") - m0,
+			 "always: writes map writable in place, %ld faults for %ld pages (map +%ld, promote +%ld)\n",
+			 faults, nr, pt_vmstat("pmswap_inplace_pte_map") - m0,
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
 	pt_pageout(mem, size);
 	set_policy("never");
