@@ -310,6 +310,17 @@ vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 	return do_huge_pmd_swap_page(vmf);
 }
 
+/* Is the data of @nr slots from @entry all on the pmem, and readable? */
+static bool inplace_slots_on_pmem(struct inplace_dev *d, swp_entry_t entry,
+				  int nr)
+{
+	bool zero;
+
+	return zswap_never_enabled() &&
+	       swap_zeromap_batch(entry, nr, &zero) == nr && !zero &&
+	       !pmswap_pmem_range_bad(d->pd, swp_offset(entry), nr);
+}
+
 /*
  * What a fault on @nr slots from @entry must pass, at PMD or PTE level,
  * before they are mapped in place. @excl: the entry has one owner;
@@ -323,7 +334,6 @@ static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
 {
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	int policy;
-	bool zero;
 
 	if (READ_ONCE(d->pd->use_bio))
 		return -1;
@@ -343,12 +353,7 @@ static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
 	/* swapoff has begun (racy: swapoff reverts whatever gets mapped) */
 	if (!(data_race(si->flags) & SWP_WRITEOK))
 		return -1;
-	/* slots whose data is not (all) on the pmem */
-	if (!zswap_never_enabled())
-		return -1;
-	if (swap_zeromap_batch(entry, nr, &zero) != nr || zero)
-		return -1;
-	if (pmswap_pmem_range_bad(d->pd, swp_offset(entry), nr))
+	if (!inplace_slots_on_pmem(d, entry, nr))
 		return -1;
 	return policy;
 }
@@ -620,6 +625,24 @@ vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
 }
 
 /*
+ * The in-place PTE for slot @off from its swap PTE @swp: old, soft-dirty
+ * as the entry was, writable if the policy lets the VMA write to it.
+ */
+static pte_t inplace_mk_pte(struct inplace_dev *d, struct vm_area_struct *vma,
+			    unsigned long off, pte_t swp, int policy)
+{
+	pte_t pte = pte_mkold(pte_mkspecial(pfn_pte(d->pfn0 + off,
+						    vma->vm_page_prot)));
+
+	if (pte_swp_soft_dirty(swp))
+		pte = pte_mksoft_dirty(pte);
+	if (inplace_map_writable(vma, policy, pte_swp_exclusive(swp),
+				 pte_soft_dirty(pte)))
+		pte = pte_mkwrite(pte, vma);
+	return pte;
+}
+
+/*
  * Put in-place PTE @pte for slot @off at @addr: the slot is claimed
  * (swapcache_prepare()), the PTE lock held, the PTE still the swap entry.
  */
@@ -660,8 +683,7 @@ static void inplace_map_around(struct inplace_dev *d,
 	unsigned long nr = READ_ONCE(fault_around_pages);
 	unsigned long addr, start, end, off;
 	swp_entry_t entry;
-	pte_t *ptep, swp, pte;
-	bool excl, zero;
+	pte_t *ptep, swp;
 
 	if (nr <= 1)
 		return;
@@ -679,22 +701,15 @@ static void inplace_map_around(struct inplace_dev *d,
 		if (non_swap_entry(entry) || swp_type(entry) != d->type)
 			continue;
 		off = swp_offset(entry);
-		if (test_bit(off, d->pte_promote))
+		if (test_bit(off, d->pte_promote) ||
+		    !inplace_slots_on_pmem(d, entry, 1))
 			continue;
-		if (swap_zeromap_batch(entry, 1, &zero) != 1 || zero ||
-		    pmswap_pmem_range_bad(d->pd, off, 1))
-			continue;
-		excl = pte_swp_exclusive(swp);
-		pte = pte_mkold(pte_mkspecial(pfn_pte(d->pfn0 + off,
-						      vma->vm_page_prot)));
-		if (pte_swp_soft_dirty(swp))
-			pte = pte_mksoft_dirty(pte);
-		if (inplace_map_writable(vma, policy, excl, pte_soft_dirty(pte)))
-			pte = pte_mkwrite(pte, vma);
 		/* in the swap cache, or another fault is reading it in */
 		if (swapcache_prepare(entry, 1))
 			continue;
-		inplace_pte_install(d, vma, addr, ptep, pte, off, excl);
+		inplace_pte_install(d, vma, addr, ptep,
+				    inplace_mk_pte(d, vma, off, swp, policy),
+				    off, pte_swp_exclusive(swp));
 		atomic_long_inc(&d->pte_around);
 		swapcache_clear(si, entry, 1);
 	}
@@ -740,7 +755,6 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	bool excl = pte_swp_exclusive(vmf->orig_pte);
 	struct inplace_dev *d = inplace_dev_of(si);
 	unsigned long off = swp_offset(entry);
-	bool writable;
 	int policy;
 	pte_t pte;
 
@@ -761,19 +775,11 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	    pte_swp_uffd_wp(vmf->orig_pte))
 		return false;
 
-	/* young: x86's protections carry the accessed bit */
-	pte = pte_mkspecial(pfn_pte(d->pfn0 + off, vma->vm_page_prot));
-	pte = pte_mkyoung(pte);
-	if (pte_swp_soft_dirty(vmf->orig_pte))
-		pte = pte_mksoft_dirty(pte);
-	writable = inplace_map_writable(vma, policy, excl, pte_soft_dirty(pte));
-	if (write && !writable)
+	pte = pte_mkyoung(inplace_mk_pte(d, vma, off, vmf->orig_pte, policy));
+	if (write && !pte_write(pte))
 		return false;
-	if (writable) {
-		pte = pte_mkwrite(pte, vma);
-		if (write)
-			pte = pte_mkdirty(pte);
-	}
+	if (write)
+		pte = pte_mkdirty(pte);
 
 	/* claim the slot until the PTE is in, as for an extent */
 	if (swapcache_prepare(entry, 1))
