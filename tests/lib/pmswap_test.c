@@ -591,15 +591,7 @@ int pt_inplace_dev_find(struct pt_inplace_dev *d)
 
 long pt_stat_key(const char *file, const char *key)
 {
-	char buf[4096], *p;
-	size_t n = strlen(key);
-
-	if (pt_read_str(file, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return atol(p + n + 1);
-	return -1;
+	return pt_keyed(file, key, 0);
 }
 
 double pt_now(void)
