@@ -307,10 +307,16 @@ static bool huge_swap_can_swapin(struct vm_area_struct *vma,
 				       HPAGE_PMD_ORDER);
 }
 
-/* Is any of the 512 slots cached as a folio other than @folio? */
+/*
+ * Has a slot of @entry been cached on its own (the 512 slots' states have
+ * diverged)? The whole THP in the swap cache under @entry is no
+ * divergence: MADV_WILLNEED or a sharer's fault is reading it, or has read
+ * it, and a retried fault maps it.
+ */
 static bool huge_swap_cache_diverged(swp_entry_t entry)
 {
 	struct folio *folio;
+	bool whole;
 	int i;
 
 	for (i = 0; i < HPAGE_PMD_NR; i++) {
@@ -319,10 +325,29 @@ static bool huge_swap_cache_diverged(swp_entry_t entry)
 		folio = filemap_get_folio(swap_address_space(e),
 					  swap_cache_index(e));
 		if (!IS_ERR(folio)) {
+			whole = folio_nr_pages(folio) == HPAGE_PMD_NR &&
+				folio->swap.val == entry.val;
 			folio_put(folio);
-			return true;
+			return !whole;
 		}
 	}
+	return false;
+}
+
+/*
+ * Does another page table (a fork sharer) or a swap cache reference hold
+ * any of the 512 slots? Read racily, as do_swap_page() reads
+ * __swap_count(): a stale answer only chooses the other way to read.
+ */
+static bool huge_swap_shared(struct swap_info_struct *si, swp_entry_t entry)
+{
+	unsigned long off = swp_offset(entry);
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++)
+		/* racy read: see above */
+		if ((data_race(si->swap_map[off + i]) & ~SWAP_HAS_CACHE) != 1)
+			return true;
 	return false;
 }
 
@@ -383,68 +408,127 @@ static struct folio *huge_swap_alloc_folio(struct vm_area_struct *vma,
 			       haddr, true);
 }
 
+/*
+ * Read @entry's 512 slots into a new PMD-size folio and add it to the swap
+ * cache, in the state a THP has after swap-out: anonymous, in the swap
+ * cache, mapped nowhere. Every path that can meet a swap cache folio - the
+ * PMD fault, the 4 KiB fault after a split, swapoff, a sharer's fault -
+ * handles that state; a large folio that is not anonymous yet would be
+ * handled by none of them but the PMD fault.
+ *
+ * For MADV_WILLNEED, and for a fault on slots that a fork sharer also
+ * holds, which must be read once, through the swap cache, as
+ * do_swap_page() reads them. Only on a synchronous device: the read is
+ * over when swap_read_folio() returns, so it is done before the folio is
+ * added, and a read that failed (a bad block, an I/O error) leaves nothing
+ * behind for later faults to meet.
+ *
+ * Return: the folio, referenced, unlocked and uptodate; NULL when the THP
+ * cannot come back whole from here (no memcg headroom, no THP, zswap or
+ * zero-mapped slots, no anon_vma, a failed read); ERR_PTR(-EEXIST) when a
+ * slot is in the swap cache or being read into it.
+ */
+static struct folio *huge_swap_read_cached(struct swap_info_struct *si,
+					   struct vm_area_struct *vma,
+					   unsigned long haddr,
+					   swp_entry_t entry)
+{
+	gfp_t gfp = vma_thp_gfp_mask(vma);
+	struct folio *folio;
+	void *shadow = NULL;
+
+	/* racy like do_swap_page(): a stale flag only costs a split */
+	if (!vma->anon_vma || !(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
+		return NULL;
+	folio = huge_swap_alloc_folio(vma, haddr, entry);
+	if (!folio)
+		return NULL;
+	if (mem_cgroup_swapin_charge_folio(folio, vma->vm_mm, gfp, entry)) {
+		folio_put(folio);
+		return NULL;
+	}
+	/* all 512 slots, or nothing, as do_swap_page() claims a large folio */
+	if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+		folio_put(folio);
+		return ERR_PTR(-EEXIST);
+	}
+	__folio_set_locked(folio);
+	__folio_set_swapbacked(folio);
+	/* To provide the entry to swap_read_folio(), which unlocks the folio */
+	folio->swap = entry;
+	swap_read_folio(folio, NULL);
+	folio->private = NULL;
+	if (!folio_test_uptodate(folio))
+		goto fail;
+
+	folio_lock(folio);
+	if (add_to_swap_cache(folio, entry, gfp & GFP_RECLAIM_MASK, &shadow)) {
+		folio_unlock(folio);
+		goto fail;
+	}
+	/* the swap cache holds the claim (SWAP_HAS_CACHE) from now on */
+	mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
+	if (shadow)
+		workingset_refault(folio, shadow);
+	folio_set_anon_swapcache(folio, vma, haddr);
+	folio_add_lru(folio);
+	folio_unlock(folio);
+	return folio;
+
+fail:
+	swapcache_clear(si, entry, HPAGE_PMD_NR);
+	folio_put(folio);
+	return NULL;
+}
+
 /**
- * huge_swap_willneed - MADV_WILLNEED on a huge swap entry
+ * huge_swap_willneed - MADV_WILLNEED on a PMD
  * @vma: the VMA
- * @haddr: the 2 MiB-aligned address the entry maps
+ * @haddr: the 2 MiB-aligned address the PMD maps
  * @pmd: the PMD, not locked
  *
- * Start reading the whole THP into the swap cache as one folio, where the
- * fault will find it and map it with a PMD. Nothing happens when the THP
- * is already cached, when the fault would not bring it back whole, when
- * the memcg has no room for it, or when the device maps it in place (that
- * needs no read at all).
+ * A huge swap entry is read into the swap cache as one THP, where its
+ * fault finds it and maps it with a PMD. pmem mapped in place is reverted
+ * to its swap entry and read the same way: the caller said it will use
+ * the memory soon, and wants it in DRAM. Nothing is read when the THP is
+ * cached already, when its fault would not bring it back whole, when the
+ * memcg has no room for it, or from an asynchronous device.
+ *
+ * Return: true if @pmd held a huge swap entry or an in-place mapping,
+ * which have no page table for the caller to walk.
  */
-void huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
+bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 			pmd_t *pmd)
 {
 	pmd_t orig = pmdp_get_lockless(pmd);
 	struct swap_info_struct *si;
 	struct folio *folio;
 	swp_entry_t entry;
-	void *shadow = NULL;
-	gfp_t gfp;
 
-	if (!is_huge_swap_pmd(orig) || !huge_swap_can_swapin(vma, haddr))
-		return;
+#ifdef pmd_is_inplace
+	if (pmd_is_inplace(vma, orig)) {
+		if (!huge_swap_can_swapin(vma, haddr) ||
+		    huge_swap_memcg_tight(vma->vm_mm))
+			return true;
+		pmswap_inplace_revert(vma, haddr, pmd);
+		orig = pmdp_get_lockless(pmd);
+	}
+#endif
+	if (!is_huge_swap_pmd(orig))
+		return false;
+	if (!huge_swap_can_swapin(vma, haddr))
+		return true;
 	entry = pmd_to_swp_entry(orig);
 	si = get_swap_device(entry);
 	if (!si)
-		return;
+		return true;
 	folio = swap_cache_get_folio(entry, vma, haddr);
-	if (folio) {
-		folio_put(folio);
-		goto out;
-	}
-	if (pmswap_inplace_enabled(si))
-		goto out;
-	folio = huge_swap_alloc_folio(vma, haddr, entry);
 	if (!folio)
-		goto out;
-	gfp = vma_thp_gfp_mask(vma);
-	/* all 512 slots, or nothing: a cached slot means they diverged */
-	if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+		folio = huge_swap_read_cached(si, vma, haddr, entry);
+	if (!IS_ERR_OR_NULL(folio))
 		folio_put(folio);
-		goto out;
-	}
-	__folio_set_locked(folio);
-	__folio_set_swapbacked(folio);
-	if (mem_cgroup_swapin_charge_folio(folio, vma->vm_mm, gfp, entry) ||
-	    add_to_swap_cache(folio, entry, gfp & GFP_RECLAIM_MASK, &shadow)) {
-		put_swap_folio(folio, entry);
-		folio_unlock(folio);
-		folio_put(folio);
-		goto out;
-	}
-	mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
-	if (shadow)
-		workingset_refault(folio, shadow);
-	folio_add_lru(folio);
-	/* unlocks the folio when the read is done */
-	swap_read_folio(folio, NULL);
-	folio_put(folio);
-out:
 	put_swap_device(si);
+	return true;
 }
 
 /**
@@ -483,7 +567,11 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 	folio = swap_cache_get_folio(entry, vma, haddr);
 	swapcache = folio;
 	if (folio) {
-		/* read ahead by MADV_WILLNEED if not anon yet */
+		/*
+		 * The THP itself, left there by swap-out or read by
+		 * MADV_WILLNEED or a sharer's fault; anything else means
+		 * the slots' states have diverged.
+		 */
 		if (folio_nr_pages(folio) != HPAGE_PMD_NR ||
 		    folio->swap.val != entry.val ||
 		    folio_test_has_hwpoisoned(folio)) {
@@ -499,6 +587,25 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
+		if (!(vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE)) &&
+		    huge_swap_shared(si, entry)) {
+			/*
+			 * A fork sharer holds the slots too: read them once,
+			 * through the swap cache, where its fault finds the
+			 * same THP (do_swap_page() reads shared slots so).
+			 * A write wants a private copy anyway: it reads into
+			 * one directly, which keeps the THP whole where
+			 * mapping the shared folio would split it at the
+			 * write's copy-on-write.
+			 */
+			folio = huge_swap_read_cached(si, vma, haddr, entry);
+			if (IS_ERR(folio))
+				goto busy;
+			if (!folio)
+				goto split_put;
+			swapcache = folio;
+			goto read_done;
+		}
 		folio = huge_swap_alloc_folio(vma, haddr, entry);
 		if (!folio)
 			goto split_put;
@@ -516,16 +623,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
 			folio_unlock(folio);
 			folio_put(folio);
-			/*
-			 * A slot is cached on its own (the slots' states have
-			 * diverged): split. Otherwise another fault is reading
-			 * the same entry: let it finish and retry.
-			 */
-			if (huge_swap_cache_diverged(entry))
-				goto split_put;
-			put_swap_device(si);
-			schedule_timeout_uninterruptible(1);
-			return 0;
+			goto busy;
 		}
 		need_clear_cache = true;
 		mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
@@ -537,7 +635,18 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		folio->swap = entry;
 		swap_read_folio(folio, NULL);
 		folio->private = NULL;
-
+		/*
+		 * The read is over (a synchronous device). If it failed, one
+		 * bad 4 KiB slot must not cost the other 511 pages: split,
+		 * and let do_swap_page() read them one at a time, so that
+		 * only the bad page's own fault fails.
+		 */
+		if (!folio_test_uptodate(folio)) {
+			folio_put(folio);
+			swapcache_clear(si, entry, HPAGE_PMD_NR);
+			goto split_put;
+		}
+read_done:
 		ret = VM_FAULT_MAJOR;
 		count_vm_event(PGMAJFAULT);
 		count_memcg_event_mm(mm, PGMAJFAULT);
@@ -628,6 +737,18 @@ out_release:
 	put_swap_device(si);
 	return ret;
 
+busy:
+	/*
+	 * A slot cached on its own (the slots' states have diverged): split.
+	 * Otherwise another fault or MADV_WILLNEED is reading the same entry:
+	 * let it finish, and retry.
+	 */
+	if (huge_swap_cache_diverged(entry))
+		goto split_put;
+	put_swap_device(si);
+	schedule_timeout_uninterruptible(1);
+	return 0;
+
 split_put:
 	put_swap_device(si);
 split:
@@ -635,6 +756,120 @@ split:
 	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_SWPIN_PMD_FALLBACK);
 	huge_swap_split_pmd(vma, vmf->pmd, haddr, orig);
 	return 0;
+}
+
+#ifdef CONFIG_USERFAULTFD
+/* Is any of @entry's 512 slots in the swap cache, or being read into it? */
+static bool huge_swap_cached(struct swap_info_struct *si, swp_entry_t entry)
+{
+	unsigned long off = swp_offset(entry);
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++)
+		if (READ_ONCE(si->swap_map[off + i]) & SWAP_HAS_CACHE)
+			return true;
+	return false;
+}
+
+/**
+ * huge_swap_move_pmd - UFFDIO_MOVE of a huge swap entry, whole
+ * @mm: the mm of both VMAs
+ * @dst_pmd: the destination PMD, empty when looked at
+ * @src_pmd: the source PMD, holding a huge swap entry when looked at
+ * @dst_vma: the destination VMA
+ * @src_vma: the source VMA
+ * @dst_addr: the 2 MiB-aligned destination address
+ * @src_addr: the 2 MiB-aligned source address
+ *
+ * Move the entry and its deposited page table as move_pages_huge_pmd()
+ * moves a THP, so the THP comes back whole at its new address. Like
+ * move_swap_pte(), only an exclusive entry moves, and only while none of
+ * its slots is in the swap cache (a cached folio's rmap would still name
+ * the source).
+ *
+ * Return: 0 when moved; -EAGAIN when a PMD changed under us (retry);
+ * -EBUSY when the entry cannot move whole (the caller splits it and
+ * moves its PTE entries).
+ */
+int huge_swap_move_pmd(struct mm_struct *mm, pmd_t *dst_pmd, pmd_t *src_pmd,
+		       struct vm_area_struct *dst_vma,
+		       struct vm_area_struct *src_vma,
+		       unsigned long dst_addr, unsigned long src_addr)
+{
+	pmd_t orig = pmdp_get_lockless(src_pmd), pmd;
+	struct mmu_notifier_range range;
+	struct swap_info_struct *si;
+	spinlock_t *src_ptl, *dst_ptl;
+	pgtable_t pgtable;
+	swp_entry_t entry;
+	int err = 0;
+
+	if (!is_huge_swap_pmd(orig))
+		return -EAGAIN;
+	if (!pmd_swp_exclusive(orig))
+		return -EBUSY;
+	entry = pmd_to_swp_entry(orig);
+	si = get_swap_device(entry);
+	if (!si)
+		return -EAGAIN;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, src_addr,
+				src_addr + HPAGE_PMD_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
+	src_ptl = pmd_lockptr(mm, src_pmd);
+	dst_ptl = pmd_lockptr(mm, dst_pmd);
+	double_pt_lock(src_ptl, dst_ptl);
+	if (!pmd_same(*src_pmd, orig) || !pmd_none(*dst_pmd)) {
+		err = -EAGAIN;
+	} else if (huge_swap_cached(si, entry)) {
+		err = -EBUSY;
+	} else {
+		pmd = pmdp_huge_get_and_clear(mm, src_addr, src_pmd);
+		pgtable = pgtable_trans_huge_withdraw(mm, src_pmd);
+		pgtable_trans_huge_deposit(mm, dst_pmd, pgtable);
+		set_pmd_at(mm, dst_addr, dst_pmd, pmd);
+	}
+	double_pt_unlock(src_ptl, dst_ptl);
+	mmu_notifier_invalidate_range_end(&range);
+	put_swap_device(si);
+	return err;
+}
+#endif
+
+/**
+ * huge_swap_unuse_pmd - swapoff meets a huge swap entry of the device going
+ * @vma: the VMA, its mmap lock held for reading
+ * @pmd: the PMD, not locked
+ * @addr: an address in the 2 MiB @pmd maps
+ * @type: the swap device being turned off
+ *
+ * Bring the THP back whole where the fault would (no retry: swapoff holds
+ * the mmap lock), else split the entry into PTE swap entries for
+ * unuse_pte_range(). Both act only while the PMD still holds the entry
+ * read here: the owner may have faulted it in, discarded it or split it
+ * meanwhile, and swapoff must not fault anything into a PMD that no
+ * longer holds its swap entry (handle_mm_fault() would fill an empty one
+ * with a new THP, or call the userfaultfd handler).
+ */
+void huge_swap_unuse_pmd(struct vm_area_struct *vma, pmd_t *pmd,
+			 unsigned long addr, unsigned int type)
+{
+	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = haddr,
+		.real_address = haddr,
+		.pmd = pmd,
+		.pgoff = linear_page_index(vma, haddr),
+		.flags = FAULT_FLAG_REMOTE,
+	};
+
+	vmf.orig_pmd = pmdp_get_lockless(pmd);
+	if (!is_huge_swap_pmd(vmf.orig_pmd) ||
+	    swp_type(pmd_to_swp_entry(vmf.orig_pmd)) != type)
+		return;
+	do_huge_pmd_swap_page(&vmf);
+	huge_swap_split_pmd(vma, pmd, haddr, vmf.orig_pmd);
 }
 
 #ifdef CONFIG_SYSFS

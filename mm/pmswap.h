@@ -38,12 +38,13 @@ static inline pmd_t pmd_swp_clear_exclusive(pmd_t pmd)
 }
 
 bool huge_swap_memcg_tight(struct mm_struct *mm);
-void huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
+bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 			pmd_t *pmd);
 #else
-static inline void huge_swap_willneed(struct vm_area_struct *vma,
+static inline bool huge_swap_willneed(struct vm_area_struct *vma,
 				      unsigned long haddr, pmd_t *pmd)
 {
+	return false;
 }
 #endif
 
@@ -54,15 +55,9 @@ static inline void huge_swap_willneed(struct vm_area_struct *vma,
  */
 #if defined(CONFIG_PMSWAP_INPLACE) && defined(pmd_is_inplace)
 bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
-bool pmswap_inplace_enabled(struct swap_info_struct *si);
 #else
 static inline bool pmswap_inplace_try_map(struct vm_fault *vmf,
 					  struct swap_info_struct *si)
-{
-	return false;
-}
-
-static inline bool pmswap_inplace_enabled(struct swap_info_struct *si)
 {
 	return false;
 }
@@ -80,6 +75,7 @@ int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
 void pmswap_pmem_swapoff(struct swap_info_struct *si);
 bool pmswap_pmem_write_folio(struct swap_info_struct *si, struct folio *folio);
 bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio);
+vm_fault_t pmswap_swapin_error(swp_entry_t entry);
 #else
 static inline int pmswap_pmem_swapon(struct swap_info_struct *si,
 				     unsigned char *swap_map,
@@ -102,6 +98,11 @@ static inline bool pmswap_pmem_read_folio(struct swap_info_struct *si,
 					  struct folio *folio)
 {
 	return false;
+}
+
+static inline vm_fault_t pmswap_swapin_error(swp_entry_t entry)
+{
+	return VM_FAULT_SIGBUS;
 }
 #endif
 

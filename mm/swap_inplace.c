@@ -177,21 +177,42 @@ static void inplace_account(swp_entry_t entry, int nr)
 	rcu_read_unlock();
 }
 
+/*
+ * The address @pmd maps in @vma, for a caller that was not told it
+ * (__pmd_trans_huge_lock()): the PMD's index in its page table gives
+ * address bits 21-29, and of the addresses in @vma with those bits, one
+ * per 1 GiB, the one whose walk ends at @pmd is it. 0 if none does.
+ */
+static unsigned long inplace_pmd_addr(struct vm_area_struct *vma, pmd_t *pmd)
+{
+	unsigned long idx = offset_in_page(pmd) / sizeof(pmd_t);
+	unsigned long addr = ALIGN_DOWN(vma->vm_start, PUD_SIZE) +
+			     idx * PMD_SIZE;
+
+	for (; addr < vma->vm_end; addr += PUD_SIZE)
+		if (addr >= vma->vm_start && mm_find_pmd(vma->vm_mm, addr) == pmd)
+			return addr;
+	return 0;
+}
+
 /**
  * pmswap_inplace_revert_locked - turn an in-place PMD back into its swap entry
  * @vma: the anonymous VMA
- * @addr: an address in the 2 MiB the PMD maps, or 0 if not known (then the
- *	  whole mm's TLB is flushed)
+ * @addr: an address in the 2 MiB the PMD maps, or 0 if not known
  * @pmd: the PMD, locked, holding an in-place mapping
  * @promote: make the next fault on the extent copy it into DRAM
  *
- * No I/O: the data is in the swap slots already. Return: the new PMD.
+ * No I/O: the data is in the swap slots already. The TLB entries of the
+ * 2 MiB are flushed before the swap entry is visible (the slots may be
+ * freed and reused as soon as the lock is dropped), not the whole mm's;
+ * not at all when the mm is being torn down (no user access is left, and
+ * exit_mmap() flushes everything at its end). Return: the new PMD.
  */
 pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 				   unsigned long addr, pmd_t *pmd, bool promote)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	unsigned long haddr;
 	pmd_t old = *pmd, new;
 	unsigned long pfn, ext;
 	struct inplace_dev *d;
@@ -203,11 +224,16 @@ pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 		return old;
 	ext = inplace_extent(d, pfn);
 
+	if (!addr)
+		addr = inplace_pmd_addr(vma, pmd);
+	haddr = addr & HPAGE_PMD_MASK;
 	old = pmdp_huge_get_and_clear(mm, haddr, pmd);
-	if (addr)
-		flush_pmd_tlb_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
-	else
-		flush_tlb_mm(mm);
+	if (atomic_read(&mm->mm_users)) {
+		if (addr)
+			flush_pmd_tlb_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
+		else
+			flush_tlb_mm(mm);
+	}
 	new = swp_entry_to_pmd(swp_entry(d->type, pfn - d->pfn0));
 	if (pmd_soft_dirty(old))
 		new = pmd_swp_mksoft_dirty(new);
@@ -287,16 +313,29 @@ bool pmswap_inplace_peek(struct vm_area_struct *vma, pmd_t *pmd)
  * pmswap_inplace_fault - a fault on a PMD that maps pmem in place
  * @vmf: the fault, vmf->orig_pmd the in-place PMD
  *
- * A write under the "read" policy, an unshare, GUP, or a spurious fault:
- * whatever it is, it wants a page the kernel can refcount. Revert the
- * mapping to its swap entry and fault the THP into DRAM (a promotion).
+ * A write to a read-only mapping, an unshare or a kernel fault (GUP)
+ * wants a page the kernel can refcount: revert the mapping to its swap
+ * entry and fault the THP into DRAM (a promotion).
  */
 vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	spinlock_t *ptl = pmd_lock(vma->vm_mm, vmf->pmd);
+	spinlock_t *ptl;	/* the PMD's */
 	pmd_t entry;
 
+	/*
+	 * A user read, or a user write to a writable mapping, can only be a
+	 * fault that raced with the one that mapped the extent (another
+	 * thread, or a sharer's TLB): spurious, as for a PTE. Promoting it
+	 * would copy 2 MiB for nothing, and split the entry when the memcg
+	 * has no room for the copy.
+	 */
+	if ((vmf->flags & FAULT_FLAG_USER) &&
+	    !(vmf->flags & FAULT_FLAG_UNSHARE) &&
+	    (!(vmf->flags & FAULT_FLAG_WRITE) || pmd_write(vmf->orig_pmd)))
+		return 0;
+
+	ptl = pmd_lock(vma->vm_mm, vmf->pmd);
 	if (!pmd_same(*vmf->pmd, vmf->orig_pmd)) {
 		spin_unlock(ptl);
 		return 0;
@@ -335,7 +374,7 @@ static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	int policy;
 
-	if (READ_ONCE(d->pd->use_bio))
+	if (!pmswap_pmem_use_dax(d->pd))
 		return -1;
 	policy = READ_ONCE(d->policy);
 	if (policy == INPLACE_NEVER)
@@ -442,7 +481,7 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	 * this lock, so what is mapped after the check here is found.
 	 */
 	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd) ||
-		     READ_ONCE(d->pd->use_bio) ||
+		     !pmswap_pmem_use_dax(d->pd) ||
 		     pmswap_pmem_range_bad(d->pd, swp_offset(entry),
 					   HPAGE_PMD_NR))) {
 		spin_unlock(ptl);
@@ -473,18 +512,6 @@ unclaim:
 	swapcache_clear(si, entry, HPAGE_PMD_NR);
 	/* done either way: mapped, or the PMD changed under us */
 	return true;
-}
-
-/**
- * pmswap_inplace_enabled - would a fault on @si map its extents in place?
- * @si: a swap device, pinned by the caller
- */
-bool pmswap_inplace_enabled(struct swap_info_struct *si)
-{
-	struct inplace_dev *d = inplace_dev_of(si);
-
-	return d && !READ_ONCE(d->pd->use_bio) &&
-	       READ_ONCE(d->policy) != INPLACE_NEVER;
 }
 
 /**
@@ -790,7 +817,7 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 		goto unmapped;
 	/* a memory failure or namespace removal since the checks above */
 	if (unlikely(!pte_same(ptep_get(vmf->pte), vmf->orig_pte) ||
-		     READ_ONCE(d->pd->use_bio) ||
+		     !pmswap_pmem_use_dax(d->pd) ||
 		     pmswap_pmem_range_bad(d->pd, off, 1))) {
 		pte_unmap_unlock(vmf->pte, vmf->ptl);
 		goto unmapped;
@@ -935,11 +962,20 @@ static int inplace_walk_pmd(pmd_t *pmd, unsigned long addr,
 	unsigned long pfn, ext;
 	u8 heat;
 
-	if (!pmd_is_inplace(vma, pmdp_get_lockless(pmd)))
+	/*
+	 * A memory failure or removal walk takes the lock even when the PMD
+	 * looks like no mapping: a fault that checked the device before the
+	 * walk began installs its mapping under this lock, and rechecks the
+	 * device there, so either this walk finds the mapping or the fault
+	 * sees the device's new state. The scanner may miss a mapping.
+	 */
+	if (!w->dev && !pmd_is_inplace(vma, pmdp_get_lockless(pmd)))
 		return inplace_walk_ptes(pmd, addr, next, walk);
 	spin_lock(ptl);
-	if (!pmd_is_inplace(vma, *pmd))
-		goto unlock;
+	if (!pmd_is_inplace(vma, *pmd)) {
+		spin_unlock(ptl);
+		return inplace_walk_ptes(pmd, addr, next, walk);
+	}
 	pfn = pmd_pfn(*pmd);
 	d = inplace_dev_of_pfn(pfn);
 	if (!d)

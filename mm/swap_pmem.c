@@ -57,6 +57,47 @@ static struct kobject *pmswap_pmem_kobj;
 static bool pmswap_pmem_enabled __read_mostly = true;
 
 /*
+ * The disk's bad block list is full: keep DAX page offsets @first..@last
+ * as bad swap slots in pmswap's own record. Return: 0, or -ENOMEM.
+ */
+static int pmswap_pmem_record_bad(struct pmswap_pmem *pd, u64 first, u64 last)
+{
+	u64 pg;
+
+	first = max_t(u64, first, pd->pgoff0);
+	last = min_t(u64, last, pd->pgoff0 + pd->max - 1);
+	for (pg = first; pg <= last; pg++)
+		if (xa_err(xa_store(&pd->bad_slots, pg - pd->pgoff0,
+				    xa_mk_value(1), GFP_KERNEL)))
+			return -ENOMEM;
+	if (first <= last)
+		pr_warn("%pg: bad block list full, swap slots %llu-%llu kept as bad by pmswap\n",
+			pd->si->bdev, first - pd->pgoff0, last - pd->pgoff0);
+	return 0;
+}
+
+/*
+ * A write is about to give slots new data: forget what pmswap's own record
+ * says of them, and send the write to the block driver, which clears
+ * poison where the platform can. Return: true if any was recorded.
+ */
+static bool pmswap_pmem_forget_bad(struct pmswap_pmem *pd, unsigned long off,
+				   unsigned long nr)
+{
+	unsigned long idx;
+	bool any = false;
+	void *e;
+
+	if (likely(xa_empty(&pd->bad_slots)))
+		return false;
+	xa_for_each_range(&pd->bad_slots, idx, e, off, off + nr - 1) {
+		xa_erase(&pd->bad_slots, idx);
+		any = true;
+	}
+	return any;
+}
+
+/*
  * Copy @folio to or from its swap slots through the DAX mapping. Returns
  * false, having copied nothing usable, if the range is (partly) poisoned
  * or a read hits a machine check.
@@ -109,9 +150,11 @@ bool pmswap_pmem_write_folio(struct swap_info_struct *si, struct folio *folio)
 {
 	struct pmswap_pmem *pd = pmswap_pmem_get(si);
 
-	if (!pd || READ_ONCE(pd->use_bio))
+	if (!pd || !pmswap_pmem_use_dax(pd))
 		return false;
-	if (!pmswap_pmem_copy(pd, folio, true)) {
+	if (pmswap_pmem_forget_bad(pd, swp_offset(folio->swap),
+				   folio_nr_pages(folio)) ||
+	    !pmswap_pmem_copy(pd, folio, true)) {
 		atomic_long_inc(&pd->write_fallbacks);
 		return false;
 	}
@@ -135,11 +178,12 @@ bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio)
 	struct pmswap_pmem *pd = pmswap_pmem_get(si);
 	long nr = folio_nr_pages(folio);
 
-	if (!pd || READ_ONCE(pd->use_bio))
+	if (!pd || !pmswap_pmem_use_dax(pd))
 		return false;
 	count_vm_events(PSWPIN, nr);
 	count_vm_events(PGPGIN, nr << (PAGE_SHIFT - SECTOR_SHIFT));
-	if (pmswap_pmem_copy(pd, folio, false)) {
+	if (!pmswap_pmem_range_bad(pd, swp_offset(folio->swap), nr) &&
+	    pmswap_pmem_copy(pd, folio, false)) {
 		atomic_long_add(nr, &pd->pages_read);
 		folio_mark_uptodate(folio);
 	} else {
@@ -157,18 +201,55 @@ bool pmswap_pmem_read_folio(struct swap_info_struct *si, struct folio *folio)
  * @pd: the device
  * @offset: first swap slot
  * @nr: number of slots
+ *
+ * The bad block list is the disk's, and goes with it when the namespace
+ * is removed: it is read only under the DAX SRCU lock while the DAX
+ * device is alive, which kill_dax() waits for before the disk goes.
+ * Callable in atomic context.
  */
 bool pmswap_pmem_range_bad(struct pmswap_pmem *pd, unsigned long offset,
 			   unsigned long nr)
 {
 	const int spp = PAGE_SIZE >> SECTOR_SHIFT;
+	bool bad = false;
 	sector_t first;
-	int len;
+	int len, id;
 
-	if (!pd->bb || !READ_ONCE(pd->bb->count))
+	if (unlikely(!xa_empty(&pd->bad_slots))) {
+		unsigned long idx = offset;
+
+		if (xa_find(&pd->bad_slots, &idx, offset + nr - 1, XA_PRESENT))
+			return true;
+	}
+	if (!pd->bb)
 		return false;
-	return badblocks_check(pd->bb, pd->sect0 + offset * spp, nr * spp,
-			       &first, &len) != 0;
+	id = dax_read_lock();
+	if (dax_alive(pd->dax_dev) && !READ_ONCE(pd->dead) &&
+	    READ_ONCE(pd->bb->count))
+		bad = badblocks_check(pd->bb, pd->sect0 + offset * spp,
+				      nr * spp, &first, &len) != 0;
+	dax_read_unlock(id);
+	return bad;
+}
+
+/**
+ * pmswap_swapin_error - the fault's answer to a swap-in read that failed
+ * @entry: the slot whose read failed
+ *
+ * A slot on a known bad block of a pmem swap device is memory that
+ * failed: the task gets what memory_failure() would give it, SIGBUS
+ * BUS_MCEERR_AR for that one page (a VMM turns it into a machine check
+ * for its guest, rather than dying of BUS_ADRERR). Any other read error
+ * stays the plain SIGBUS it always was.
+ */
+vm_fault_t pmswap_swapin_error(swp_entry_t entry)
+{
+	struct swap_info_struct *si = swp_swap_info(entry);
+	struct pmswap_pmem *pd = si ? pmswap_pmem_get(si) : NULL;
+
+	if (pd && pmswap_pmem_range_bad(pd, swp_offset(entry), 1))
+		return VM_FAULT_HWPOISON;
+	return VM_FAULT_SIGBUS;
 }
 
 /*
@@ -195,12 +276,16 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 		goto out;
 	}
 	if (mf_flags & MF_MEM_PRE_REMOVE) {
-		pr_warn("%pg: namespace is going away while in use as swap\n",
+		pr_warn("%pg: namespace is going away while in use as swap: swap data on it is lost\n",
 			si->bdev);
 		/*
-		 * Nothing may keep the pmem mapped in place, nor map it again:
-		 * from now on the device is used through bios only.
+		 * kill_dax() goes on whatever this returns, and the pmem is
+		 * released after it: nothing may keep it mapped in place, map
+		 * it, or copy to or from it again. The walk below reverts
+		 * every mapping under its page table lock, where a fault
+		 * that is about to map checks the flag again.
 		 */
+		WRITE_ONCE(pd->dead, true);
 		WRITE_ONCE(pd->use_bio, true);
 		f.si = si;
 		f.first = 0;
@@ -210,9 +295,23 @@ static int pmswap_pmem_notify_failure(struct dax_device *dax_dev, u64 offset,
 		goto out;
 	}
 	if (pd->bb && badblocks_set(pd->bb, offset >> SECTOR_SHIFT,
-				    DIV_ROUND_UP(len, SECTOR_SIZE), 1))
-		pr_warn("%pg: bad block list full, offset %#llx not recorded\n",
+				    DIV_ROUND_UP(len, SECTOR_SIZE), 1) &&
+	    pmswap_pmem_record_bad(pd, first, last)) {
+		/*
+		 * Unrecorded, the poison would be copied from or mapped in
+		 * place again at every access: a loop of machine checks.
+		 * The block driver reads it with a clean error instead.
+		 */
+		pr_warn("%pg: memory failure at offset %#llx not recorded: swapping through the block layer from now on\n",
 			si->bdev, offset);
+		WRITE_ONCE(pd->bb_full, true);
+		WRITE_ONCE(pd->use_bio, true);
+		/* and nothing stays mapped in place */
+		f.si = si;
+		f.first = 0;
+		f.last = pd->max - 1;
+		blocking_notifier_call_chain(&pmswap_pmem_failure_chain, 0, &f);
+	}
 	/*
 	 * Outside the swap area (another partition of the disk) the page may
 	 * be mapped by someone else: let the generic handler deal with it.
@@ -271,6 +370,8 @@ static ssize_t io_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
 
+	if (READ_ONCE(pd->dead))
+		return sysfs_emit(buf, "removed\n");
 	return sysfs_emit(buf, "%s\n", READ_ONCE(pd->use_bio) ? "bio" : "dax");
 }
 
@@ -278,14 +379,24 @@ static ssize_t io_store(struct kobject *kobj, struct kobj_attribute *attr,
 			const char *buf, size_t count)
 {
 	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
+	int ret = count;
 
-	if (sysfs_streq(buf, "dax"))
-		WRITE_ONCE(pd->use_bio, false);
-	else if (sysfs_streq(buf, "bio"))
+	if (sysfs_streq(buf, "bio")) {
 		WRITE_ONCE(pd->use_bio, true);
-	else
+		return count;
+	}
+	if (!sysfs_streq(buf, "dax"))
 		return -EINVAL;
-	return count;
+	/* serialised against notify_failure(), which may set these */
+	mutex_lock(&pmswap_pmem_lock);
+	if (pd->dead)
+		ret = -ENODEV;	/* the namespace is gone */
+	else if (pd->bb_full)
+		ret = -EIO;	/* unrecorded poison */
+	else
+		WRITE_ONCE(pd->use_bio, false);
+	mutex_unlock(&pmswap_pmem_lock);
+	return ret;
 }
 
 static ssize_t swap_type_show(struct kobject *kobj,
@@ -373,7 +484,10 @@ ATTRIBUTE_GROUPS(pmswap_pmem_dev);
 
 static void pmswap_pmem_release(struct kobject *kobj)
 {
-	kfree(to_pmswap_pmem(kobj));
+	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
+
+	xa_destroy(&pd->bad_slots);
+	kfree(pd);
 }
 
 static const struct kobj_type pmswap_pmem_ktype = {
@@ -448,6 +562,7 @@ static struct pmswap_pmem *pmswap_pmem_claim(struct swap_info_struct *si,
 	pd->pgoff0 = start_off >> PAGE_SHIFT;
 	pd->phys0 = PFN_PHYS(pfn_t_to_pfn(pfn));
 	pd->max = maxpages;
+	xa_init(&pd->bad_slots);
 	return pd;
 put:
 	fs_put_dax(dax_dev, si);
