@@ -39,7 +39,11 @@ size_t pt_verify_range(const void *base, size_t off, size_t len, uint64_t seed);
 /* --- /proc and /sys readers; -1 when the value cannot be read --- */
 long pt_vmstat(const char *name);
 long pt_meminfo_kb(const char *name);
-/* Sum of field @name (in kB) of the VMA(s) covering [p, p + size) in smaps. */
+/*
+ * Field @name (in kB) of the one VMA that contains @p, from smaps; -1 when
+ * no VMA contains @p or it has no such field (e.g. SwapPmdMapped on stock).
+ * Callers that need a range spanning several VMAs sum the VMAs themselves.
+ */
 long pt_smaps_kb(const void *p, const char *name);
 long pt_thp_size_stat(unsigned long size_kb, const char *name);
 int pt_read_str(const char *path, char *buf, size_t len);
