@@ -39,8 +39,9 @@ for cfg in "${configs[@]}"; do
 	cp "$logs/bench-$cfg.out" "$out/raw/$cfg.out"
 	cp "$logs/bench-$cfg.console" "$out/raw/$cfg.console"
 	n=$(grep -c '^BENCH ' "$out/raw/$cfg.out" || true)
-	warn=$(grep -cE 'WARNING:|BUG:|Oops|KASAN|circular locking|blocked for more than' \
-		"$out/raw/$cfg.console" || true)
+	# the console patterns of every test run (tests/console-patterns.txt)
+	warn=$(python3 "$repo/tests/check-results.py" --scan-console \
+		"$out/raw/$cfg.console" | grep -c . || true)
 	echo "$((  $(date +%s) - t0 ))s, $n results, $warn console warnings"
 	if [ "$n" = 0 ] || [ "$warn" != 0 ]; then
 		rc=1

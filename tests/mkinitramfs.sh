@@ -43,7 +43,7 @@ if [ -n "$toolbin" ] && [ -x "$toolbin/pmswap" ]; then
 fi
 
 cp "$here/guest/init" "$root/init"
-cp "$here/guest/setup-swap.sh" "$here/guest/run-suite.sh" "$root/pmswap/"
+cp "$here/guest/setup-swap.sh" "$here/guest/run-suite.sh" "$here/console-patterns.txt" "$root/pmswap/"
 cp "$here"/guest/suites/* "$root/pmswap/suites/"
 [ -d "$here/guest/bin" ] && cp "$here"/guest/bin/* "$root/pmswap/bin/"
 cp "$testbin"/* "$root/pmswap/bin/" 2>/dev/null || true

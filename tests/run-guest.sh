@@ -20,8 +20,12 @@
 #                  faults (for demos and benchmarks)
 #
 # Boots QEMU (TCG) with an emulated NVDIMM, runs the suite in the guest
-# and judges the result with tests/check-results.py. SUITE "shell" gives
-# an interactive shell on the console instead.
+# and judges the result with tests/check-results.py: the programs that
+# tests/guest/suites/SUITE declares, and the skips that
+# tests/expected-skips/TAG.txt expects (TAG: PMSWAP_TAG, default SUITE).
+# PMSWAP_STRICT_SKIPS=1 fails the run when there is no such list (the
+# Makefile sets it once every suite of make test has one). SUITE "shell"
+# gives an interactive shell on the console instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
@@ -83,7 +87,10 @@ if [ $rc = 124 ]; then
 	echo "guest: TIMEOUT after ${tmo}s" >> "$out"
 fi
 [ $check = 1 ] || { cat "$out"; exit 0; }
-args=(--console "$console" --out "$out" --suite "$suite")
+args=(--console "$console" --out "$out" --suite "$suite"
+      --suite-file "$here/guest/suites/$suite"
+      --expected-skips "$here/expected-skips/$tag.txt")
 [ -n "$baseline" ] && args+=(--baseline "$baseline")
+[ "${PMSWAP_STRICT_SKIPS:-0}" = 1 ] && args+=(--strict-skips)
 [ $rc = 124 ] && args+=(--timed-out)
 python3 "$here/check-results.py" "${args[@]}"

@@ -4,11 +4,17 @@
 # at boot, as one TAP program: one test point per KUnit case, read from
 # /sys/kernel/debug/kunit/SUITE/results. A suite that did not run (no
 # results file) is a failed point; so is a case that is not "ok".
+# The results file nests the cases one level under their suite; only the
+# cases become test points (the file itself is printed as "# " comments),
+# and tests/check-results.py does not count the same cases again from the
+# console. KUNIT_DEBUGFS: another directory (the host-side test).
+dir=${KUNIT_DEBUGFS:-/sys/kernel/debug/kunit}
+tmp=${TMPDIR:-/tmp}/kunit.n.$$
 echo "TAP version 13"
 n=0
 fail=0
 for s in "$@"; do
-	f=/sys/kernel/debug/kunit/$s/results
+	f=$dir/$s/results
 	if [ ! -r "$f" ]; then
 		n=$((n + 1))
 		echo "not ok $n $s: no KUnit results (suite not built in, or KUnit off)"
@@ -29,10 +35,11 @@ for s in "$@"; do
 			n=$((n + 1))
 			echo "$st $n $s: $name"
 		done
-		echo "$n" > /tmp/kunit.n
+		echo "$n" > "$tmp"
 	}
-	n=$(cat /tmp/kunit.n)
+	n=$(cat "$tmp")
 	echo "$cases" | grep -q '^not ok' && fail=1
 done
+rm -f "$tmp"
 echo "1..$n"
 exit $fail
