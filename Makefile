@@ -14,10 +14,12 @@ BUILD      ?= $(REPO)/build
 KSRC       ?= /usr/src/linux-source-6.12.tar.xz
 STOCK      ?= 0
 DEBUG      ?= 0
+BENCH      ?= 0
 QUICK      ?= 0
+space      := $(subst ,, )
 
 PRISTINE   := $(BUILD)/linux
-VARIANT    := $(if $(filter 1,$(STOCK)),stock,pmswap)$(if $(filter 1,$(DEBUG)),-debug)
+VARIANT    := $(if $(filter 1,$(STOCK)),stock,pmswap)$(if $(filter 1,$(DEBUG)),-debug)$(if $(filter 1,$(BENCH)),-bench)
 OBJ        := $(BUILD)/obj-$(VARIANT)
 BZIMAGE    := $(OBJ)/arch/x86/boot/bzImage
 LOGS       := $(BUILD)/logs
@@ -44,18 +46,24 @@ export PMSWAP_STRICT_SKIPS := $(STRICT_SKIPS)
 RUNGUEST   := PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS)
 
 # Upstream mm selftests built from the same source (statically).
+# khugepaged.c of 6.12.118 uses KSFT_SKIP without including kselftest.h
+# (mainline includes it): every test is built with -include kselftest.h,
+# which the others include anyway.
 UPSTREAM_TESTS := cow madv_populate mkdirty mremap_test pagemap_ioctl \
-		  soft-dirty split_huge_page_test uffd-unit-tests transhuge-stress
+		  soft-dirty split_huge_page_test uffd-unit-tests transhuge-stress \
+		  khugepaged migration ksm_tests ksm_functional_tests
 
 FEATURE_SRCS := $(wildcard tests/feature/*.c)
 FEATURE_BINS := $(patsubst tests/feature/%.c,$(TESTBIN)/%,$(FEATURE_SRCS))
 PROG_SRCS    := $(wildcard tests/progs/*.c)
 PROG_BINS    := $(patsubst tests/progs/%.c,$(TESTBIN)/%,$(PROG_SRCS))
+FUZZ_SRCS    := $(wildcard tests/fuzz/*.c)
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(TESTBIN)/%,$(FUZZ_SRCS))
 LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
-	check checkpatch guest-test debug-test soak test run shell upstream-baseline bench \
+	check checkpatch guest-test debug-test soak fuzz test run shell upstream-baseline bench profile \
 	series-check \
 	clean help
 
@@ -69,7 +77,7 @@ deps:
 
 # --- kernel -----------------------------------------------------------------
 kernel: deps
-	@$(REPO)/scripts/build-kernel.sh $(BUILD) $(REPO) $(KSRC) $(STOCK) $(DEBUG)
+	@$(REPO)/scripts/build-kernel.sh $(BUILD) $(REPO) $(KSRC) $(STOCK) $(DEBUG) $(BENCH)
 
 # Bisectability: build every prefix of the series (incremental, slow once).
 series-check: deps
@@ -92,7 +100,11 @@ $(TESTBIN)/%: tests/progs/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extrac
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_SRCS)
 
-testprogs: $(FEATURE_BINS) $(PROG_BINS)
+$(TESTBIN)/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extracted
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_SRCS)
+
+testprogs: $(FEATURE_BINS) $(PROG_BINS) $(FUZZ_BINS)
 
 # --- user-space tools -------------------------------------------------------
 $(TOOLBIN)/pmswap: tools/pmswap/pmswap.c | deps
@@ -106,12 +118,12 @@ $(HDRS)/.stamp: $(PRISTINE)/.pmswap-extracted
 	@$(MAKE) -s -C $(PRISTINE) O=$(HDRS) headers_install INSTALL_HDR_PATH=$(HDRS)/usr >/dev/null
 	@touch $@
 
-$(SELFTESTBIN)/.stamp: $(HDRS)/.stamp
+$(SELFTESTBIN)/.stamp: $(HDRS)/.stamp Makefile
 	@echo "selftests: building $(UPSTREAM_TESTS)"
 	@mkdir -p $(SELFTESTBIN)
 	@$(MAKE) -s -C $(KSFT)/mm OUTPUT=$(SELFTESTBIN) \
 		KHDR_INCLUDES="-isystem $(HDRS)/usr/include" \
-		EXTRA_CFLAGS=-static LDFLAGS=-static \
+		EXTRA_CFLAGS="-static -include $(KSFT)/kselftest.h" LDFLAGS=-static \
 		$(addprefix $(SELFTESTBIN)/,$(UPSTREAM_TESTS)) > $(SELFTESTBIN)/build.log 2>&1 || \
 		{ tail -30 $(SELFTESTBIN)/build.log; exit 1; }
 	@rm -f $(SELFTESTBIN)/*.o
@@ -138,7 +150,7 @@ guest-test: kernel initramfs
 	$(RUNGUEST) -t 1500 feature || rc=1; \
 	PMSWAP_TAG=feature-zram $(RUNGUEST) -t 1500 -s zram feature || rc=1; \
 	$(RUNGUEST) -t 900 -s none tools || rc=1; \
-	$(RUNGUEST) -t 2400 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
+	$(RUNGUEST) -t 3600 -R -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
 	exit $$rc
 
 # The feature suite again on the debug kernel (KASAN, lockdep, DEBUG_VM).
@@ -153,7 +165,19 @@ soak: initramfs
 	@$(MAKE) --no-print-directory kernel DEBUG=1
 	@PMSWAP_TAG=soak PMSWAP_KERNEL=$(BUILD)/obj-pmswap-debug/arch/x86/boot/bzImage \
 		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) \
-		-t $$(( $(DURATION) + 900 )) -m 1536M -a "pmswap.soak=$(DURATION)" soak
+		-t $$(( $(DURATION) + 900 )) -m 1536M -R -a "pmswap.soak=$(DURATION)" soak
+
+# One fuzzer run: make fuzz [SEED=N] [DURATION=S] [DEBUG=1] [SWAP=pmem|zram]
+# [FUZZ_ARGS="--flip io --weight willneed=0 ..."]. The seed replays the
+# operation sequence of every worker thread (see tests/fuzz/fuzz.c).
+SEED ?= 1
+SWAP ?= pmem
+FUZZ_ARGS ?=
+fuzz: initramfs
+	@$(MAKE) --no-print-directory kernel
+	@PMSWAP_TAG=fuzz-$(SEED) PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) \
+		$(REPO)/tests/run-guest.sh -o $(LOGS) -t $$(( $(DURATION) + 900 )) -m 1536M \
+		-s $(SWAP) -a "pmswap.fuzz=$(SEED):$(DURATION):$(subst $(space),:,$(strip $(FUZZ_ARGS)))" fuzz-one
 
 test: deps
 	@start=$$(date +%s); rc=0; rm -f $(LOGS)/*.summary; \
@@ -165,23 +189,34 @@ test: deps
 	python3 $(REPO)/tests/check-results.py --total $(addprefix $(LOGS)/,$(TEST_SUMMARIES)) || rc=1; \
 	exit $$rc
 
-# Benchmarks: stock swap on pmem, zram, pmem as a NUMA tier, and pmswap,
-# in the same guest. QUICK=1: one small run of each (a few minutes);
-# results go to bench/results (QUICK=1: bench/results/quick).
+# Benchmarks on the kernels built for measuring (BENCH=1: no DEBUG_VM,
+# KASAN or lockdep; configs/bench.config), stock and pmswap from the same
+# fragments: stock swap on pmem, zram (lz4, zstd), pmem as a NUMA tier,
+# and pmswap (copy, huge entries off, bio, the in-place policies). One
+# boot per configuration and round, RUNS rounds, alternating (bench/run.sh).
+# QUICK=1: four configurations, smaller workloads, 2 rounds; results go to
+# bench/results (QUICK=1: bench/results/quick).
 QUICK ?= 0
-RUNS ?= $(if $(filter 1,$(QUICK)),1,3)
+RUNS ?= $(if $(filter 1,$(QUICK)),2,5)
 BENCH_OUT ?= $(REPO)/bench/results$(if $(filter 1,$(QUICK)),/quick)
 # CONFIGS="a b ...": only these configurations (default: all of bench/run.sh)
 CONFIGS ?=
 bench: deps initramfs
-	@$(MAKE) --no-print-directory kernel
-	@$(MAKE) --no-print-directory kernel STOCK=1
+	@$(MAKE) --no-print-directory kernel BENCH=1
+	@$(MAKE) --no-print-directory kernel STOCK=1 BENCH=1
 	@BENCH_CONFIGS="$(CONFIGS)" $(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
+
+# Where a THP round trip's time goes: ftrace function profile on the
+# stock and the pmswap kernel built for measuring (bench/results/profile).
+profile: deps initramfs
+	@$(MAKE) --no-print-directory kernel BENCH=1
+	@$(MAKE) --no-print-directory kernel STOCK=1 BENCH=1
+	@$(REPO)/bench/profile.sh $(REPO) $(BUILD) $(REPO)/bench/results/profile
 
 upstream-baseline:
 	@$(MAKE) --no-print-directory kernel initramfs STOCK=1
 	@PMSWAP_TAG=upstream-stock PMSWAP_STRICT_SKIPS=0 PMSWAP_KERNEL=$(BUILD)/obj-stock/arch/x86/boot/bzImage \
-		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 2400 upstream || true
+		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 3600 -R upstream || true
 	@$(REPO)/tests/upstream/make-baseline.sh $(LOGS)/upstream-stock.out > $(REPO)/tests/upstream/stock-failures.txt
 	@echo "wrote tests/upstream/stock-failures.txt:"; cat $(REPO)/tests/upstream/stock-failures.txt
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh BUILD REPO KSRC STOCK DEBUG
+# build-kernel.sh BUILD REPO KSRC STOCK DEBUG [BENCH]
 #
 # Extract the 6.12 source once, prepare the patched tree (unless STOCK=1),
 # configure it from the committed fragments and build bzImage out of tree.
@@ -9,7 +9,7 @@
 # nothing.
 set -euo pipefail
 
-build=$1 repo=$2 ksrc=$3 stock=${4:-0} debug=${5:-0}
+build=$1 repo=$2 ksrc=$3 stock=${4:-0} debug=${5:-0} bench=${6:-0}
 pristine=$build/linux
 
 # 1. pristine source
@@ -51,6 +51,11 @@ if [ "$debug" = 1 ]; then
 	frags+=("$repo/configs/debug.config")
 	name=$name-debug
 fi
+if [ "$bench" = 1 ]; then
+	[ "$debug" = 1 ] && { echo "kernel: DEBUG=1 and BENCH=1 exclude each other" >&2; exit 2; }
+	frags+=("$repo/configs/bench.config")
+	name=$name-bench
+fi
 obj=$build/obj-$name
 mkdir -p "$obj"
 
@@ -60,6 +65,8 @@ if ! cmp -s "$obj/pmswap.fragment.new" "$obj/pmswap.fragment" || [ ! -f "$obj/.c
 	echo "kernel: configuring $name"
 	make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$obj/pmswap.fragment.new" allnoconfig
 	bad=0
+	# a later fragment overrides an earlier one: check the last line of
+	# each option only
 	while IFS= read -r l; do
 		k=${l%%=*} v=${l#*=}
 		if [ "$v" = n ]; then
@@ -68,7 +75,7 @@ if ! cmp -s "$obj/pmswap.fragment.new" "$obj/pmswap.fragment" || [ ! -f "$obj/.c
 			echo "kernel: config fragment asks for $l, got: $(grep "^# $k is not set\|^$k=" "$obj/.config" || echo nothing)" >&2
 			bad=1
 		fi
-	done < <(grep -h '^CONFIG_' "$obj/pmswap.fragment.new")
+	done < <(grep -h '^CONFIG_' "$obj/pmswap.fragment.new" | tac | awk -F= '!seen[$1]++' | tac)
 	[ $bad = 0 ] || { echo "kernel: configuration of $name is incomplete" >&2; exit 1; }
 	mv "$obj/pmswap.fragment.new" "$obj/pmswap.fragment"
 else

@@ -15,6 +15,8 @@
 #                  area comes on top)
 #   -T             two NUMA nodes: CPUs and RAM on node 0, the NVDIMM on
 #                  CPU-less node 1 (for pmem as a memory tier)
+#   -R             two NUMA nodes with a CPU and half the RAM each (for
+#                  page migration between nodes; MEM in M or G)
 #   -p             preallocate guest RAM and the NVDIMM on the host, so
 #                  that timings do not include the host's first-touch
 #                  faults (for demos and benchmarks)
@@ -29,13 +31,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
-logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa=
-while getopts k:i:o:t:s:m:a:b:npN:T opt; do
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa= numa2=
+while getopts k:i:o:t:s:m:a:b:npN:TR opt; do
 	case $opt in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
 	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
 	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
-	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;;
+	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;; R) numa2=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -59,7 +61,11 @@ truncate -s $nvsize "$nvimg"
 # not swappable, so swap counts seen by the tests are their own, not the
 # rootfs being pushed out under pressure.
 cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel rootfstype=ramfs pmswap.suite=$suite pmswap.swap=$swap $extra"
-qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
+# -R: one socket per node; two threads of one core on two nodes make the
+# kernel WARN (topology_sane(), arch/x86/kernel/smpboot.c)
+smp=2
+[ -n "$numa2" ] && smp=2,sockets=2,cores=1,threads=1
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp "$smp"
       -m "$mem,slots=2,maxmem=8G"
       -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"
       -device "nvdimm,id=nvdimm1,memdev=nv1,label-size=128K${numa:+,node=1}"
@@ -68,6 +74,15 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp 2
 if [ -n "$numa" ]; then
 	qemu+=(-object "memory-backend-ram,id=ram0,size=$mem${prealloc:+,prealloc=on}"
 	       -numa node,nodeid=0,cpus=0-1,memdev=ram0 -numa node,nodeid=1)
+elif [ -n "$numa2" ]; then
+	case $mem in
+	*G) half=$(( ${mem%G} * 512 )) ;;
+	*M) half=$(( ${mem%M} / 2 )) ;;
+	*) echo "run-guest.sh: -R needs -m in M or G" >&2; exit 2 ;;
+	esac
+	qemu+=(-object "memory-backend-ram,id=ram0,size=${half}M${prealloc:+,prealloc=on}"
+	       -object "memory-backend-ram,id=ram1,size=${half}M${prealloc:+,prealloc=on}"
+	       -numa node,nodeid=0,cpus=0,memdev=ram0 -numa node,nodeid=1,cpus=1,memdev=ram1)
 elif [ -n "$prealloc" ]; then
 	qemu+=(-mem-prealloc)
 fi

@@ -27,13 +27,6 @@
  *         mappings, as Rss does (Documentation/pmswap-inplace.rst,
  *         "Counters"): after fork, the same 8 MiB mapped by both processes
  *         counts twice, exactly, and once again after one of them exits.
- *  7      Map in place: a page-table walker (mincore) that meets an in-place
- *         PMD turns it back into its swap entry; that revert flushed the
- *         whole mm's TLB each time (flush_tlb_mm, address unknown), 32
- *         full flushes for 64 MiB. It must flush the 2 MiB only: counted
- *         with nr_tlb_local_flush_all of /proc/vmstat (CONFIG_DEBUG_TLBFLUSH,
- *         the debug kernel; the normal kernel skips it), single-threaded on
- *         one CPU, so that every flush of the mm is local.
  *  8      A THP that MADV_WILLNEED read into the swap cache is mapped whole
  *         by the next fault and stays in the swap cache, its slots holding
  *         the old data. After a write, MADV_FREE cleared its dirty bit but
@@ -1337,69 +1330,6 @@ static int case_6b_mapped_now(void)
 }
 
 /*
- * --- Case 7: a walker's revert flushes 2 MiB, not the whole mm ---
- */
-
-#define SEED7	707
-#define SIZE7	(64 * PT_MIB)
-
-static int case_7_walk_flush(void)
-{
-	long held0 = pt_swap_held_kb(), all0, all1, one0, one1, n0, n1, inpl;
-	unsigned char *vec;
-	cpu_set_t saved;
-	char *mem;
-	int ret = 0;
-
-	if (!inplace_on())
-		SKIP("%s", why_not_inplace());
-	if (pt_vmstat("nr_tlb_local_flush_all") < 0)
-		SKIP("no nr_tlb_local_flush_all in /proc/vmstat (CONFIG_DEBUG_TLBFLUSH: the debug kernel has it)");
-	if (sched_getaffinity(0, sizeof(saved), &saved) || pt_pin_cpu() < 0)
-		SKIP("cannot pin to one CPU: %s", strerror(errno));
-	vec = malloc(SIZE7 / PT_PAGE_SIZE);
-	mem = swapped_region(SIZE7, SEED7);
-	if (!mem || !vec) {
-		free(vec);
-		sched_setaffinity(0, sizeof(saved), &saved);
-		return -1;
-	}
-	pt_touch_read(mem, SIZE7);
-	inpl = pt_smaps_kb(mem, "PmswapInPlace");
-	if (inpl != (long)(SIZE7 >> 10)) {
-		FAIL("PmswapInPlace %ld kB after the read, not %zu: the case tests nothing\n",
-		     inpl, SIZE7 >> 10);
-		goto out;
-	}
-	n0 = pt_stat_key(dev.stats, "mapped_now");
-	all0 = pt_vmstat("nr_tlb_local_flush_all");
-	one0 = pt_vmstat("nr_tlb_local_flush_one");
-	if (mincore(mem, SIZE7, vec))
-		FAIL("mincore: %s\n", strerror(errno));
-	all1 = pt_vmstat("nr_tlb_local_flush_all");
-	one1 = pt_vmstat("nr_tlb_local_flush_one");
-	n1 = pt_stat_key(dev.stats, "mapped_now");
-	ksft_print_msg("mincore over %zu in-place THPs: mapped_now %ld -> %ld, full flushes +%ld, single flushes +%ld\n",
-		       SIZE7 / PT_PMD_SIZE, n0, n1, all1 - all0, one1 - one0);
-	if (n0 - n1 != (long)(SIZE7 / PT_PMD_SIZE))
-		FAIL("the walk reverted %ld PMDs, not %zu: the case tests nothing\n",
-		     n0 - n1, SIZE7 / PT_PMD_SIZE);
-	/* a few full flushes may come from elsewhere (the CPU is shared) */
-	else if (all1 - all0 >= (long)(SIZE7 / PT_PMD_SIZE) / 4)
-		FAIL("%ld full TLB flushes for %zu reverts: the whole mm per PMD\n",
-		     all1 - all0, SIZE7 / PT_PMD_SIZE);
-	if (pt_verify(mem, SIZE7, SEED7))
-		FAIL("data wrong after the walk\n");
-out:
-	free(vec);
-	pt_free_thp(mem, SIZE7);
-	sched_setaffinity(0, sizeof(saved), &saved);
-	if (!swap_held_ok(held0, "walk over in-place THPs"))
-		ret = -1;
-	return ret;
-}
-
-/*
  * --- Case 8: MADV_FREE of a THP in the swap cache ---
  */
 
@@ -1472,8 +1402,6 @@ static const struct {
 	  case_6b_mapped_now },
 	{ "8", "WILLNEED, read, write, MADV_FREE, MADV_PAGEOUT: pages read the last write or zeros, never an older one",
 	  case_8_free_swapcache },
-	{ "7", "mincore over 64 MiB mapped in place: reverts flush 2 MiB each, not the whole mm (< 8 full flushes)",
-	  case_7_walk_flush },
 	{ "2", "MADV_WILLNEED racing faults on 5 regions, passes for 8 s: data intact, no split",
 	  case_2_race },
 	{ "1a", "WILLNEED, partial mprotect, read: data intact",

@@ -139,6 +139,44 @@ size_t pt_verify(const void *p, size_t size, uint64_t seed)
 	return pt_verify_range(p, 0, size, seed);
 }
 
+void pt_fill_compressible(void *p, size_t size, uint64_t seed)
+{
+	uint64_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 8; i++) {
+		size_t in_page = (i * 8) % PT_PAGE_SIZE;
+
+		w[i] = in_page < PT_PAGE_SIZE / 2 || in_page % 512 == 0 ?
+		       pt_word(seed, i * 8) : 0;
+	}
+}
+
+void pt_fill_full(void *p, size_t size, uint64_t seed)
+{
+	uint64_t *w = p;
+	size_t i;
+
+	for (i = 0; i < size / 8; i++)
+		w[i] = pt_word(seed, i * 8);
+}
+
+size_t pt_verify_full(const void *p, size_t size, uint64_t seed)
+{
+	const uint64_t *w = p;
+	size_t i, bad = 0;
+
+	for (i = 0; i < size / 8; i += PT_PAGE_SIZE / 8) {
+		size_t j;
+
+		for (j = i; j < i + PT_PAGE_SIZE / 8 && j < size / 8; j++)
+			if (w[j] != pt_word(seed, j * 8))
+				break;
+		bad += j < i + PT_PAGE_SIZE / 8 && j < size / 8;
+	}
+	return bad;
+}
+
 int pt_read_str(const char *path, char *buf, size_t len)
 {
 	ssize_t n;

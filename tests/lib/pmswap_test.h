@@ -35,6 +35,18 @@ void pt_fill(void *p, size_t size, uint64_t seed);
 size_t pt_verify(const void *p, size_t size, uint64_t seed);
 /* The same for [base + off, base + off + len) of a region filled at base. */
 size_t pt_verify_range(const void *base, size_t off, size_t len, uint64_t seed);
+/*
+ * Every 64-bit word of every page (a full-page check): pt_verify() and
+ * pt_verify_range() accept what pt_fill_full() wrote, not the reverse.
+ */
+void pt_fill_full(void *p, size_t size, uint64_t seed);
+/*
+ * Like pt_fill_full() in the first half of each page, zeros in the second
+ * (but for pt_fill()'s words): data that compresses about 2:1 (zram with
+ * lz4 or zstd), not the near-zero pages of pt_fill(). pt_verify() accepts it.
+ */
+void pt_fill_compressible(void *p, size_t size, uint64_t seed);
+size_t pt_verify_full(const void *p, size_t size, uint64_t seed);
 
 /* --- /proc and /sys readers; -1 when the value cannot be read --- */
 long pt_vmstat(const char *name);

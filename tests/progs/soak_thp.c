@@ -3,7 +3,9 @@
  * soak_thp: keep a checksummed THP-backed working set alive for a while
  * and verify it continuously while other threads push it out with
  * MADV_PAGEOUT and fork children that check (and privately overwrite)
- * what they inherited. Prints TAP (3 points) and its figures.
+ * what they inherited. Prints TAP (3 points) and its figures. Every round
+ * writes every word of the set; every 4th round checks every word of every
+ * page, the others one word per 512 bytes.
  *
  *   soak_thp [-d seconds] [-s MiB] [-w workers]
  */
@@ -24,7 +26,7 @@ struct worker {
 	char *mem;
 	size_t size;
 	uint64_t seed;
-	unsigned long rounds, bad_pages, forks, fork_fail;
+	unsigned long rounds, full_checks, bad_pages, forks, fork_fail;
 };
 
 static volatile int stop;
@@ -38,7 +40,12 @@ static void *work(void *arg)
 	size_t bad;
 
 	while (!stop) {
-		bad = pt_verify(w->mem, w->size, w->seed);
+		if (w->rounds % 4 == 0) {
+			bad = pt_verify_full(w->mem, w->size, w->seed);
+			w->full_checks++;
+		} else {
+			bad = pt_verify(w->mem, w->size, w->seed);
+		}
 		w->bad_pages += bad;
 		if ((w->rounds % 8) == 3) {
 			pid_t pid;
@@ -70,7 +77,7 @@ static void *work(void *arg)
 			w->bad_pages += pt_verify(w->mem, w->size, w->seed);
 		}
 		w->seed++;
-		pt_fill(w->mem, w->size, w->seed);
+		pt_fill_full(w->mem, w->size, w->seed);
 		w->rounds++;
 	}
 	return NULL;
@@ -92,7 +99,7 @@ static void *pager(void *arg)
 
 int main(int argc, char **argv)
 {
-	unsigned long rounds = 0, bad = 0, forks = 0, fork_fail = 0;
+	unsigned long rounds = 0, full = 0, bad = 0, forks = 0, fork_fail = 0;
 	int opt, i, secs = 60, mib = 64;
 	pthread_t pager_tid;
 
@@ -123,7 +130,7 @@ int main(int argc, char **argv)
 		workers[i].seed = 1000 * (i + 1);
 		if (!workers[i].mem)
 			ksft_exit_fail_perror("mmap");
-		pt_fill(workers[i].mem, workers[i].size, workers[i].seed);
+		pt_fill_full(workers[i].mem, workers[i].size, workers[i].seed);
 	}
 	for (i = 0; i < nr_workers; i++)
 		pthread_create(&workers[i].tid, NULL, work, &workers[i]);
@@ -133,18 +140,20 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_workers; i++) {
 		pthread_join(workers[i].tid, NULL);
 		rounds += workers[i].rounds;
+		full += workers[i].full_checks;
 		bad += workers[i].bad_pages;
 		forks += workers[i].forks;
 		fork_fail += workers[i].fork_fail;
 	}
 	pthread_join(pager_tid, NULL);
 	for (i = 0; i < nr_workers; i++)
-		bad += pt_verify(workers[i].mem, workers[i].size, workers[i].seed);
+		bad += pt_verify_full(workers[i].mem, workers[i].size, workers[i].seed);
 
-	ksft_print_msg("soak_thp: %d s, %d MiB, %lu verify rounds, %lu MADV_PAGEOUT calls, %lu forks\n",
-		       secs, mib, rounds, pageouts, forks);
-	ksft_test_result(bad == 0, "no data errors in %lu verify rounds (%lu bad pages)\n",
-			 rounds, bad);
+	ksft_print_msg("soak_thp: %d s, %d MiB, %lu verify rounds (%lu of every word, plus the last), %lu MADV_PAGEOUT calls, %lu forks\n",
+		       secs, mib, rounds, full, pageouts, forks);
+	ksft_test_result(bad == 0 && full > 0,
+			 "no data errors in %lu verify rounds, %lu of them full-page (%lu bad pages)\n",
+			 rounds, full, bad);
 	ksft_test_result(forks > 0 && fork_fail == 0,
 			 "%lu forked children saw the data and wrote privately (%lu failed)\n",
 			 forks, fork_fail);
