@@ -10,13 +10,14 @@ import subprocess
 import sys
 from collections import defaultdict
 
-CONFIGS = ['stock-pmem', 'stock-zram', 'stock-tiering',
+CONFIGS = ['stock-pmem', 'stock-zram-lz4', 'stock-zram-zstd', 'stock-tiering',
            'pmswap', 'pmswap-hugeoff', 'pmswap-bio', 'pmswap-read',
            'pmswap-always']
 BASE = 'stock-pmem'
 DESC = {
     'stock-pmem': 'stock 6.12, swap on /dev/pmem0 (block layer)',
-    'stock-zram': 'stock 6.12, swap on zram (lzo)',
+    'stock-zram-lz4': 'stock 6.12, swap on zram (lz4; data compresses about 2:1)',
+    'stock-zram-zstd': 'stock 6.12, swap on zram (zstd; data compresses about 2:1)',
     'stock-tiering': 'stock 6.12, pmem as CPU-less NUMA node (dax_kmem), '
                      'demotion on, numa_balancing=2, no swap',
     'pmswap': 'pmswap, huge swap entries on, pmem I/O through DAX, '
@@ -32,8 +33,16 @@ DESC = {
 WORKLOADS = {
     'rt': [('swapout_ms', 'swap-out ms', True),
            ('swapin_ms', 'read/write-back ms', True),
+           ('touch_p50_us', 'touch p50 us', False),
+           ('touch_p99_us', 'touch p99 us', False),
+           ('fault_n', 'slow touches (>= 20 us)', False),
+           ('fault_p50_us', 'fault p50 us', False),
+           ('fault_p99_us', 'fault p99 us', False),
            ('swapout_thp_split_pmd', 'PMD splits', False),
            ('swapin_faults', 'faults', False),
+           ('d_thp_swpin_pmd', 'huge swap-ins', False),
+           ('d_thp_swpin_pmd_fallback', 'huge swap-in fallbacks', False),
+           ('d_thp_split_swap_pmd', 'huge entry splits', False),
            ('d_pswpin', 'pages swapped in', False),
            ('dax_pages_read', 'DAX pages read', False),
            ('d_pmswap_inplace_map', 'mapped in place', False),
@@ -41,9 +50,18 @@ WORKLOADS = {
            ('thp_after_kb', 'THP after (kB)', False),
            ('swapped_kb', 'swapped (kB)', False),
            ('verify_bad_pages', 'bad pages', False)],
-    'press': [('mibps', 'MiB/s', True),
-              ('bogo_ops_per_s', 'bogo ops/s', True),
+    'press': [('ms', 'time to finish ms', True),
+              ('mibps', 'MiB/s touched', False),
+              ('bogo_ops', 'bogo ops', False),
+              ('share_mean', 'THP share of anon %', False),
+              ('memcg_peak_kb', 'memcg peak kB', False),
+              ('zram_mem_used_max_kb', 'zram DRAM kB', False),
               ('major_faults', 'major faults', False),
+              ('d_thp_swpin_pmd', 'huge swap-ins', False),
+              ('d_thp_swpin_pmd_fallback', 'huge swap-in fallbacks', False),
+              ('d_thp_split_swap_pmd', 'huge entry splits', False),
+              ('d_thp_split_pmd', 'PMD splits', False),
+              ('d_pmswap_inplace_promote', 'promotions', False),
               ('d_pswpin', 'pswpin', False),
               ('d_pswpout', 'pswpout', False),
               ('d_pmswap_inplace_map', 'mapped in place', False),
@@ -53,6 +71,9 @@ WORKLOADS = {
               ('bad_pages', 'bad pages', False),
               ('stress_errors', 'stress errors', False)],
     'skew': [('mibps', 'MiB/s', True),
+             ('share_mean', 'THP share of anon %', False),
+             ('d_thp_swpin_pmd', 'huge swap-ins', False),
+             ('d_thp_swpin_pmd_fallback', 'huge swap-in fallbacks', False),
              ('d_pswpin', 'pswpin', False),
              ('d_pgpromote_success', 'promoted', False),
              ('d_numa_hint_faults', 'hint faults', False),
@@ -77,6 +98,13 @@ def load(raw):
                     data[p[1]][p[2]][p[3]][p[4]] = float(p[5])
                 except ValueError:
                     pass
+    # the mean THP share of the memcg's anonymous memory over a run
+    for c in data.values():
+        for w in c.values():
+            for r in w.values():
+                sh = [v for k, v in r.items() if k.startswith('share')]
+                if sh:
+                    r['share_mean'] = sum(sh) / len(sh)
     return data
 
 
@@ -84,7 +112,8 @@ def values(data, cfg, wl, key):
     """Values of @key over the runs; a run that failed gives no time or
     throughput (its counts are still shown)."""
     runs = data.get(cfg, {}).get(wl, {}).values()
-    timed = key.endswith('_ms') or key in ('ms', 'mibps', 'bogo_ops_per_s', 'bogo_ops')
+    timed = key.endswith('_ms') or key in ('ms', 'mibps', 'bogo_ops_per_s', 'bogo_ops') or \
+        key.startswith('touch_') or key.startswith('fault_')
     return [r[key] for r in runs if key in r and
             not (timed and r.get('exit_code', 0) != 0)]
 
@@ -104,6 +133,25 @@ def cell(vals):
     if len(vals) == 1 or min(vals) == max(vals):
         return fmt(med), med
     return f'{fmt(med)} ({fmt(min(vals))}–{fmt(max(vals))})', med
+
+
+def ratio_cell(vals, base):
+    """Median ratio to the base configuration; 'no difference' when the
+    two ranges (min-max over the runs) overlap: a difference inside the
+    spread is no difference."""
+    if not vals or not base:
+        return 'n/a'
+    m, b = statistics.median(vals), statistics.median(base)
+    if not b:
+        return 'n/a'
+    text = f'{m / b:.2f}'
+    if vals is base:
+        return text
+    if len(vals) < 2 or len(base) < 2:
+        return text + ' (one run: no spread)'
+    if min(vals) <= max(base) and min(base) <= max(vals):
+        return text + ' (no difference: ranges overlap)'
+    return text
 
 
 def main():
@@ -159,8 +207,9 @@ def main():
                 text, med = cell(values(data, c, wl, key))
                 row.append(text)
                 if is_time:
-                    b = base.get(key)
-                    row.append(f'{med / b:.2f}' if med is not None and b else 'n/a')
+                    row.append('1.00 (base)' if c == BASE else
+                               ratio_cell(values(data, c, wl, key),
+                                          values(data, BASE, wl, key)))
             md.append('| ' + ' | '.join(row) + ' |')
         md.append('')
     # data files for the plots
@@ -185,19 +234,41 @@ def main():
                 v = values(data, c, 'skew', f'tick{t}')
                 row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
             f.write(' '.join(row) + '\n')
+    # time to finish each pressure workload: median, min, max (seconds)
     with open(os.path.join(out, 'data', 'press.dat'), 'w') as f:
-        f.write('# config press-seq press-rand press-stress (ratio to stock-pmem)\n')
+        f.write('# config, then median min max (s) of press-seq press-rand press-stress\n')
         for c in present:
             r = []
-            for wl, key in (('press-seq', 'mibps'), ('press-rand', 'mibps'),
-                            ('press-stress', 'bogo_ops_per_s')):
-                m = cell(values(data, c, wl, key))[1]
-                b = cell(values(data, BASE, wl, key))[1]
-                r.append(f'{m / b:.3f}' if m is not None and b else 'NaN')
+            for wl in ('press-seq', 'press-rand', 'press-stress'):
+                v = values(data, c, wl, 'ms')
+                r += ([f'{statistics.median(v) / 1000:.2f}', f'{min(v) / 1000:.2f}',
+                       f'{max(v) / 1000:.2f}'] if v else ['NaN'] * 3)
             f.write(f'{c} ' + ' '.join(r) + '\n')
+    # read-back fault latency: median over runs of each run's p50 and p99
+    with open(os.path.join(out, 'data', 'latency.dat'), 'w') as f:
+        f.write('# config fault_p50_us fault_p99_us (rt256-read)\n')
+        for c in present:
+            r = []
+            for key in ('fault_p50_us', 'fault_p99_us'):
+                v = values(data, c, 'rt256-read', key)
+                r.append(f'{statistics.median(v):.1f}' if v else 'NaN')
+            f.write(f'{c} ' + ' '.join(r) + '\n')
+    # THP share of anonymous memory and DRAM (memcg) over time, press-rand
+    for key, name in (('share', 'share'), ('dram', 'dram')):
+        with open(os.path.join(out, 'data', f'{name}.dat'), 'w') as f:
+            f.write('second ' + ' '.join(present) + '\n')
+            ticks = sorted({int(k[len(key):]) for c in data.values()
+                            for r in c.get('press-rand', {}).values() for k in r
+                            if k.startswith(key) and k[len(key):].isdigit()})
+            for t in ticks:
+                row = [str(t)]
+                for c in present:
+                    v = values(data, c, 'press-rand', f'{key}{t}')
+                    row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
+                f.write(' '.join(row) + '\n')
     plots = []
     gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plots.gp')
-    for which in ('rt256', 'press', 'skew'):
+    for which in ('rt256', 'press', 'latency', 'share', 'dram', 'skew'):
         try:
             subprocess.run(['gnuplot', '-e', f"dir='{out}'; which='{which}'", gp],
                            check=True)

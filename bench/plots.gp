@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# gnuplot -e "dir='OUT'; which='rt256|press|skew'" bench/plots.gp
+# gnuplot -e "dir='OUT'; which='rt256|press|latency|share|dram|skew'" bench/plots.gp
 # One benchmark plot from OUT/data (collect.py calls it once per plot, so
 # a plot without data does not stop the others).
 set terminal pngcairo size 900,500 noenhanced
@@ -17,9 +17,34 @@ if (which eq 'rt256') {
 	plot dir.'/data/rt.dat' using 2:xtic(1) title 'swap-out', '' using 3 title 'read-back', '' using 4 title 'write-back'
 }
 if (which eq 'press') {
-	set title 'memcg at half the working set: throughput relative to stock swap on pmem (TCG; higher is better)'
-	set ylabel 'ratio to stock-pmem'
-	plot dir.'/data/press.dat' using 2:xtic(1) title 'usemem seq', '' using 3 title 'usemem rand'
+	set style histogram errorbars gap 1 lw 1
+	set title 'time to finish under an equal memcg budget (TCG; lower is better; bars: min-max)'
+	set yrange [0:*]
+	set ylabel 'seconds (median)'
+	plot dir.'/data/press.dat' using 2:3:4:xtic(1) title 'usemem seq', '' using 5:6:7 title 'usemem rand', '' using 8:9:10 title 'stress-ng vm'
+}
+if (which eq 'latency') {
+	set logscale y
+	set title '256 MiB read-back: latency of faulting touches (>= 20 us; TCG)'
+	set ylabel 'microseconds'
+	plot dir.'/data/latency.dat' using 2:xtic(1) title 'p50', '' using 3 title 'p99'
+}
+if (which eq 'share') {
+	set style data linespoints
+	set title 'usemem rand under memcg pressure: THP share of anonymous memory'
+	set ylabel 'anon_thp / anon, %'
+	set xlabel 'second'
+	set xtics norotate
+	set yrange [0:100]
+	plot for [i=2:*] dir.'/data/share.dat' using 1:i title columnhead(i)
+}
+if (which eq 'dram') {
+	set style data linespoints
+	set title 'usemem rand under memcg pressure: memcg DRAM (no zram pool, no pmem)'
+	set ylabel 'memory.current, kB'
+	set xlabel 'second'
+	set xtics norotate
+	plot for [i=2:*] dir.'/data/dram.dat' using 1:i title columnhead(i)
 }
 if (which eq 'skew') {
 	set style data linespoints

@@ -3,12 +3,18 @@
  * roundtrip: swap a THP-backed region out and touch it back, printing
  * "key value" lines (counts are exact, times are wall-clock ms).
  *
- *   roundtrip [-s MiB] [-w] [-r] [-p]
+ *   roundtrip [-s MiB] [-w] [-r] [-p] [-c]
  *     -s MiB   region size (default 256)
  *     -p       4 KiB pages only (MADV_NOHUGEPAGE): 4 KiB swap entries
  *     -w       write-back: write one word per 4 KiB instead of reading
  *     -r       swap out through memory.reclaim of a memcg instead of
  *              MADV_PAGEOUT
+ *     -c       data that compresses about 2:1 (pt_fill_compressible())
+ *              instead of one word per 512 bytes
+ * The read- or write-back times the first touch of every 4 KiB page:
+ * touch_p50_us, touch_p99_us (all pages), and fault_n, fault_p50_us,
+ * fault_p99_us, fault_max_us over the touches that took 20 us or more
+ * (a fault: a mapped page costs well under that, even under TCG).
  * Used by `make run` and the benchmarks.
  */
 #define _GNU_SOURCE
@@ -29,6 +35,13 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Allocated XArray nodes (radix_tree_node slab objects), -1 if unknown. */
 static long xa_nodes(void)
 {
@@ -44,12 +57,14 @@ int main(int argc, char **argv)
 	struct pt_swapstat s0, s1, s2, d;
 	struct pt_faults f0;
 	size_t mib = 256, size, off;
-	int opt, write = 0, reclaim = 0, small = 0;
+	int opt, write = 0, reclaim = 0, small = 0, compressible = 0;
+	double *lat, *slow;
+	size_t npages, nslow = 0, i;
 	long faults, major, memfree0, memfree_min, xa0;
 	double t0, t_out, t_in;
 	char *mem;
 
-	while ((opt = getopt(argc, argv, "s:wrp")) != -1) {
+	while ((opt = getopt(argc, argv, "s:wrpc")) != -1) {
 		switch (opt) {
 		case 's':
 			mib = strtoul(optarg, NULL, 0);
@@ -63,12 +78,22 @@ int main(int argc, char **argv)
 		case 'p':
 			small = 1;
 			break;
+		case 'c':
+			compressible = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: roundtrip [-s MiB] [-w] [-r] [-p]\n");
+			fprintf(stderr, "usage: roundtrip [-s MiB] [-w] [-r] [-p] [-c]\n");
 			return 2;
 		}
 	}
 	size = mib * PT_MIB;
+	npages = size / PT_PAGE_SIZE;
+	lat = calloc(npages, sizeof(*lat));
+	slow = calloc(npages, sizeof(*slow));
+	if (!lat || !slow) {
+		perror("calloc");
+		return 1;
+	}
 	if (reclaim) {
 		if (pt_memcg_create("roundtrip") || pt_memcg_enter("roundtrip")) {
 			perror("memcg");
@@ -89,7 +114,10 @@ int main(int argc, char **argv)
 		perror("madvise(MADV_NOHUGEPAGE)");
 		return 1;
 	}
-	pt_fill(mem, size, 7);
+	if (compressible)
+		pt_fill_compressible(mem, size, 7);
+	else
+		pt_fill(mem, size, 7);
 	printf("size_mib %zu\n", mib);
 	printf("thp_before_kb %ld\n", pt_smaps_kb(mem, "AnonHugePages"));
 
@@ -122,11 +150,14 @@ int main(int argc, char **argv)
 	memfree_min = memfree0;
 	pt_faults_now(&f0);
 	t0 = now_ms();
-	if (write) {
-		for (off = 0; off < size; off += PT_PAGE_SIZE)
+	for (off = 0, i = 0; off < size; off += PT_PAGE_SIZE, i++) {
+		double t = now_ms();
+
+		if (write)
 			mem[off + 8] = 1;
-	} else {
-		pt_touch_read(mem, size);
+		else
+			(void)*(volatile char *)(mem + off);
+		lat[i] = (now_ms() - t) * 1000;
 	}
 	t_in = now_ms() - t0;
 	faults = pt_faults_since(&f0, &major);
@@ -135,6 +166,17 @@ int main(int argc, char **argv)
 	if (pt_meminfo_kb("MemFree") < memfree_min)
 		memfree_min = pt_meminfo_kb("MemFree");
 	printf("swapin_ms %.1f\n", t_in);
+	for (i = 0; i < npages; i++)
+		if (lat[i] >= 20)
+			slow[nslow++] = lat[i];
+	qsort(lat, npages, sizeof(*lat), cmp_double);
+	qsort(slow, nslow, sizeof(*slow), cmp_double);
+	printf("touch_p50_us %.2f\ntouch_p99_us %.2f\n",
+	       lat[npages / 2], lat[npages * 99 / 100]);
+	printf("fault_n %zu\n", nslow);
+	if (nslow)
+		printf("fault_p50_us %.1f\nfault_p99_us %.1f\nfault_max_us %.1f\n",
+		       slow[nslow / 2], slow[nslow * 99 / 100], slow[nslow - 1]);
 	printf("swapin_faults %ld\n", faults);
 	printf("swapin_major_faults %ld\n", major);
 	printf("swapin_pswpin %ld\n", d.pswpin);

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * usemem: a working set on THP-backed memory, accessed one 4 KiB page at a
- * time, for benchmarks under memory pressure. Every page carries its own
- * index and a counter; the counters are checked at the end, so lost or
- * corrupted pages are counted, not just timed.
+ * time, for benchmarks under memory pressure. Every access reads the whole
+ * page (and checks it); a write access (-w percent of them) rewrites its
+ * first half: so MiB/s counts the bytes touched. Every page carries its
+ * own index and a counter, and its first half a pattern made of both (the
+ * second half stays zero: the data compresses about 2:1, as zram sees
+ * real data, not the all-zero pages it would otherwise swap); the counters
+ * are checked at the end, so lost or corrupted pages are counted, not just
+ * timed.
  *
  *   usemem -s MiB [-m seq|rand|skew] [-p PASSES] [-t SECONDS] [-H HOT%]
  *          [-w WRITE%]
@@ -17,6 +22,7 @@
  * minor_faults, bad_pages, and for skew the ticks).
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +54,39 @@ struct page_hdr {
 	uint64_t index;
 	uint64_t count;
 };
+
+#define WORDS		(PT_PAGE_SIZE / 8)
+
+static inline uint64_t pattern(uint64_t index, uint64_t count, size_t j)
+{
+	uint64_t x = (index * 0x9e3779b97f4a7c15ULL) ^ (count << 40) ^ (j * 0xbf58476d1ce4e5b9ULL);
+
+	return x ^ (x >> 29);
+}
+
+/* the page's first half from its header; the second half stays zero */
+static void write_page(uint64_t *w, uint64_t index, uint64_t count)
+{
+	size_t j;
+
+	w[0] = index;
+	w[1] = count;
+	for (j = 2; j < WORDS / 2; j++)
+		w[j] = pattern(index, count, j);
+}
+
+/* read all of it: false when any word is not what the header says */
+static bool check_page(const uint64_t *w, uint64_t index)
+{
+	uint64_t bad = w[0] != index, count = w[1];
+	size_t j;
+
+	for (j = 2; j < WORDS / 2; j++)
+		bad |= w[j] ^ pattern(index, count, j);
+	for (; j < WORDS; j++)
+		bad |= w[j];
+	return !bad;
+}
 
 int main(int argc, char **argv)
 {
@@ -87,20 +126,16 @@ int main(int argc, char **argv)
 		perror("usemem: allocation");
 		return 1;
 	}
-	for (i = 0; i < pages; i++) {
-		struct page_hdr *h = (void *)(mem + i * PT_PAGE_SIZE);
-
-		h->index = i;
-		h->count = 0;
-	}
+	for (i = 0; i < pages; i++)
+		write_page((uint64_t *)(mem + i * PT_PAGE_SIZE), i, 0);
 
 #define ACCESS(idx) do {						\
-		struct page_hdr *h_ = (void *)(mem + (idx) * PT_PAGE_SIZE); \
-		if (h_->index != (idx))					\
+		uint64_t *w_ = (void *)(mem + (idx) * PT_PAGE_SIZE);	\
+		if (!check_page(w_, (idx)))				\
 			bad++;						\
 		if (xorshift() % 100 < write_pct) {			\
-			h_->count++;					\
 			counts[idx]++;					\
+			write_page(w_, (idx), w_[1] + 1);		\
 		}							\
 		accesses++;						\
 	} while (0)
@@ -164,7 +199,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < pages; i++) {
 		struct page_hdr *h = (void *)(mem + i * PT_PAGE_SIZE);
 
-		if (h->index != i || h->count != counts[i])
+		if (!check_page((uint64_t *)h, i) || h->count != counts[i])
 			bad++;
 	}
 	printf("bad_pages %zu\n", bad);

@@ -6,18 +6,22 @@
 #   BENCH CONFIG WORKLOAD RUN KEY VALUE
 # that bench/collect.py turns into tables and plots.
 #
-# CONFIG: stock-pmem, stock-zram, stock-tiering (stock kernel);
+# CONFIG: stock-pmem, stock-zram-lz4, stock-zram-zstd, stock-tiering
+#         (stock kernel);
 #         pmswap, pmswap-hugeoff, pmswap-bio (copies to DRAM),
 #         pmswap-read, pmswap-always (map in place) (pmswap kernel).
 # Without arguments they come from the kernel command line
-# (pmswap.bench=CONFIG pmswap.runs=N pmswap.quick=0|1).
+# (pmswap.bench=CONFIG pmswap.runs=N pmswap.quick=0|1 pmswap.round=R;
+# bench/run.sh boots once per configuration and round with runs=1, and R
+# numbers the run in the BENCH lines).
 set -u
-cfg= runs=3 quick=0
+cfg= runs=3 quick=0 round=
 for a in $(cat /proc/cmdline); do
 	case $a in
 	pmswap.bench=*) cfg=${a#*=} ;;
 	pmswap.runs=*) runs=${a#*=} ;;
 	pmswap.quick=*) quick=${a#*=} ;;
+	pmswap.round=*) round=${a#*=} ;;
 	esac
 done
 [ $# -ge 1 ] && cfg=$1
@@ -26,7 +30,7 @@ done
 [ -n "$cfg" ] || { echo "bench.sh: no configuration given" >&2; exit 2; }
 P=/pmswap/bin
 vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
-VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_success thp_split_pmd thp_swpout thp_swpout_pmd thp_swpin_pmd numa_hint_faults pmswap_inplace_map pmswap_inplace_promote"
+VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_success thp_split_pmd thp_swpout thp_swpout_fallback thp_swpout_pmd thp_swpin_pmd thp_swpin_pmd_fallback thp_split_swap_pmd thp_fault_alloc thp_fault_fallback thp_fault_fallback_charge thp_collapse_alloc numa_hint_faults pmswap_inplace_map pmswap_inplace_pte_map pmswap_inplace_promote pmswap_inplace_pte_promote oom_kill"
 snap() { for k in $VMKEYS; do echo "$k $(vm $k)"; done; }
 dax_stat() {  # dax_stat KEY: pmswap DAX counter of the pmem swap device, 0 if none
 	d=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
@@ -34,7 +38,7 @@ dax_stat() {  # dax_stat KEY: pmswap DAX counter of the pmem swap device, 0 if n
 }
 emit() {  # emit WORKLOAD RUN FILE: "key value" lines of FILE as BENCH lines
 	awk -v c="$cfg" -v w="$1" -v r="$2" 'NF == 2 && $2 ~ /^-?[0-9.]+$/ { print "BENCH", c, w, r, $1, $2 }
-		$1 == "tick" { print "BENCH", c, w, r, "tick" $2, $3 }' "$3"
+		$1 == "tick" || $1 == "share" || $1 == "dram" { print "BENCH", c, w, r, $1 $2, $3 }' "$3"
 }
 # run WORKLOAD RUN CMD...: run CMD with vmstat and DAX deltas, emit it all
 run() {
@@ -65,35 +69,60 @@ run() {
 	case $rc in 124|143) timed_out="$timed_out $w" ;; esac
 	[ $rc = 0 ] || { echo "# $cfg $w run $r: exit $rc"; sed 's/^/# /' /tmp/e | tail -5; }
 }
-# /tmp/memcg HIGH CMD...: run CMD (under timeout) in a fresh memcg whose
-# memory.high is HIGH, print the memcg's figures, kill what is left.
-# memory.high, not memory.max: reclaim and throttling at the limit, but no
-# OOM kill (with memory.max at half its working set, stock 6.12 OOM-kills
-# a THP workload within seconds, which measures nothing).
+# /tmp/memcg MAX SWAPMAX CMD...: run CMD (under timeout) in a fresh memcg
+# with memory.max MAX and memory.swap.max SWAPMAX, the same in every
+# configuration (the equal budget), print the memcg's figures and kill
+# what is left. An OOM kill is counted, not hidden: the workloads do fixed
+# work, so a killed run has no time. Every second, the THP share of the
+# memcg's anonymous memory (anon_thp / anon of memory.stat) and its DRAM
+# (memory.current) as "share N PCT" and "dram N KB" lines; at the end
+# the peak, and zram's own DRAM (mm_stat mem_used_max), which the memcg
+# does not see but the configuration pays.
 cat > /tmp/memcg <<'EOS'
 #!/bin/sh
-high=$1
-shift
+max=$1 swapmax=$2
+shift 2
 cg=/sys/fs/cgroup/bench
 rmdir $cg 2>/dev/null
 mkdir -p $cg
-echo "$high" > $cg/memory.high
-sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs; exec timeout "$0" "$@"' "$WL_TIMEOUT" "$@"
+echo "$max" > $cg/memory.max
+echo "$swapmax" > $cg/memory.swap.max
+sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs; exec timeout "$0" "$@"' "$WL_TIMEOUT" "$@" &
+pid=$!
+n=0
+while kill -0 $pid 2>/dev/null; do
+	sleep 1
+	n=$((n + 1))
+	awk -v n=$n '$1 == "anon" { a = $2 } $1 == "anon_thp" { t = $2 }
+		END { if (a > 0) printf "share %d %.1f\n", n, 100 * t / a }' $cg/memory.stat >> /tmp/share
+	echo "dram $n $(( $(cat $cg/memory.current) / 1024 ))" >> /tmp/share
+done
+wait $pid
 rc=$?
+cat /tmp/share 2>/dev/null
+rm -f /tmp/share
+echo "memcg_peak_kb $(( $(cat $cg/memory.peak 2>/dev/null || echo 0) / 1024 ))"
 echo "memcg_swap_peak_kb $(( $(cat $cg/memory.swap.peak 2>/dev/null || echo 0) / 1024 ))"
 echo "memcg_oom_kill $(awk '$1 == "oom_kill" { print $2 }' $cg/memory.events)"
-echo "memcg_high_events $(awk '$1 == "high" { print $2 }' $cg/memory.events)"
+echo "memcg_max_events $(awk '$1 == "max" { print $2 }' $cg/memory.events)"
+[ -f /sys/block/zram0/mm_stat ] &&
+	echo "zram_mem_used_max_kb $(( $(awk '{ print $5 }' /sys/block/zram0/mm_stat) / 1024 ))"
 echo 1 > $cg/cgroup.kill 2>/dev/null
 exit $rc
 EOS
 chmod +x /tmp/memcg
-# stress BYTES TIME: stress-ng vm with --verify (a script, so that it runs
-# inside the memcg); prints bogo ops per second and verify failures.
+# stress BYTES OPS: stress-ng vm with --verify for a fixed amount of work
+# (--vm-ops OPS over 2 workers: a bogo op is one pass of a method over
+# the buffer), so that the time says who is faster; a script, so that it
+# runs inside the memcg. Prints ms, bogo ops and verify failures.
 cat > /tmp/stress <<'EOS'
 #!/bin/sh
-stress-ng --vm 2 --vm-bytes "$1" --vm-keep --verify --timeout "$2" --metrics-brief > /tmp/s 2>&1
+t0=$(cut -d' ' -f1 /proc/uptime)
+stress-ng --vm 2 --vm-bytes "$1" --vm-keep --verify --vm-ops "$2" --timeout 1200s --metrics-brief > /tmp/s 2>&1
 rc=$?
-awk '$4 == "vm" { print "bogo_ops", $5; print "bogo_ops_per_s", $9 }' /tmp/s
+t1=$(cut -d' ' -f1 /proc/uptime)
+awk '$4 == "vm" { print "bogo_ops", $5 }' /tmp/s
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "ms %.0f\n", (b - a) * 1000 }'
 echo "stress_errors $(grep -ci "fail\|error" /tmp/s)"
 exit $rc
 EOS
@@ -123,8 +152,9 @@ stock-pmem|pmswap|pmswap-hugeoff|pmswap-bio|pmswap-read|pmswap-always)
 		echo "${cfg#pmswap-}" > $ip || echo "# setup failed: no map in place" ;;
 	esac
 	;;
-stock-zram)
-	echo lzo > /sys/block/zram0/comp_algorithm 2>/dev/null
+stock-zram-lz4|stock-zram-zstd)
+	echo "${cfg#stock-zram-}" > /sys/block/zram0/comp_algorithm ||
+		echo "# setup failed: no ${cfg#stock-zram-} in zram"
 	echo 2G > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
 		swapon /dev/zram0 || echo "# setup failed"
 	;;
@@ -147,24 +177,27 @@ esac
 sed 's/^/# /' /proc/swaps
 grep -H . /sys/devices/system/node/node*/meminfo 2>/dev/null | grep MemTotal | sed 's/^/# /'
 
-wl_timeout=60 timed_out=
+wl_timeout=300 timed_out=
 sizes="256 1024"
-press=256 skew_s=15 stress_s=10
+press=256 skew_s=15 stress_ops=8
 if [ "$quick" = 1 ]; then
-	sizes=256 press=128 skew_s=8 stress_s=8 wl_timeout=30
+	sizes=256 press=128 skew_s=8 stress_ops=4 wl_timeout=120
 fi
+# The budget of every pressure workload, the same in every configuration:
+# memory.max at 3/4 of the working set, memory.swap.max twice the set.
 r=1
 while [ $r -le "$runs" ]; do
+	rr=${round:-$r}
 	for s in $sizes; do
-		run "rt$s-read" $r $P/roundtrip -s "$s"
+		run "rt$s-read" $rr $P/roundtrip -c -s "$s"
 		# write-back at 256 MiB only: the time budget of make bench
-		[ "$s" = 256 ] && run "rt$s-write" $r $P/roundtrip -s "$s" -w
+		[ "$s" = 256 ] && run "rt$s-write" $rr $P/roundtrip -c -s "$s" -w
 	done
-	half=$((press / 2))M
-	run "press-seq" $r /tmp/memcg "$half" $P/usemem -s "$press" -m seq -p 2
-	run "press-rand" $r /tmp/memcg "$half" $P/usemem -s "$press" -m rand -p 1
-	run "press-stress" $r /tmp/memcg "$half" /tmp/stress "${press}M" "${stress_s}s"
-	run "skew" $r /tmp/memcg "$half" $P/usemem -s "$press" -m skew -t "$skew_s"
+	max=$((press * 3 / 4))M swapmax=$((press * 2))M
+	run "press-seq" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m seq -p 2
+	run "press-rand" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m rand -p 1
+	run "press-stress" $rr /tmp/memcg "$max" "$swapmax" /tmp/stress "${press}M" "$stress_ops"
+	run "skew" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m skew -t "$skew_s"
 	r=$((r + 1))
 done
 echo "# bench: config $cfg done"
