@@ -25,9 +25,9 @@ END {
 	flush()
 	n++
 	if (rc < 128 && (rc == 0) == (redlines == 0) && n > 1)
-		print "ok " n " exit status " rc " agrees with " redlines " failed checks"
+		print "ok " n " exit status " rc " agrees with " redlines + 0 " failed checks"
 	else
-		print "not ok " n " exit status " rc ", " redlines " failed checks, " n - 1 " tests"
+		print "not ok " n " exit status " rc ", " redlines + 0 " failed checks, " n - 1 " tests"
 	print "1.." n
 }' /tmp/khugepaged.log
 [ "$rc" -ge 128 ] && exit "$rc"
