@@ -580,7 +580,11 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		}
 	} else {
 		/* On pmem the extent may simply be mapped where it is. */
-		if (pmswap_inplace_try_map(vmf, si)) {
+		int mapped = pmswap_inplace_try_map(vmf, si);
+
+		if (mapped == -EBUSY)
+			goto busy;
+		if (mapped) {
 			put_swap_device(si);
 			return 0;
 		}

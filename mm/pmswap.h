@@ -54,12 +54,12 @@ static inline bool huge_swap_willneed(struct vm_area_struct *vma,
  * series builds with the whole configuration.
  */
 #if defined(CONFIG_PMSWAP_INPLACE) && defined(pmd_is_inplace)
-bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
+int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
 #else
-static inline bool pmswap_inplace_try_map(struct vm_fault *vmf,
-					  struct swap_info_struct *si)
+static inline int pmswap_inplace_try_map(struct vm_fault *vmf,
+					 struct swap_info_struct *si)
 {
-	return false;
+	return 0;
 }
 #endif
 

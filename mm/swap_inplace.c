@@ -422,10 +422,15 @@ static void inplace_set_rw(unsigned long *rw, unsigned long bit)
  * @si: its swap device, pinned by the caller
  *
  * Called by do_huge_pmd_swap_page() when the folio is not in the swap
- * cache. Return: true if the fault is done (mapped, or raced with another
- * change of the PMD); false to go on and read the THP into DRAM.
+ * cache. Return: 1 if the fault is done (mapped, or raced with another
+ * change of the PMD); 0 to go on and read the THP into DRAM; -EBUSY when
+ * the slots could not be claimed: another fault (or MADV_WILLNEED) is
+ * mapping or reading the same entry, or a slot is in the swap cache on
+ * its own. The caller tells the two apart (huge_swap_cache_diverged())
+ * and retries the fault or splits; reading into DRAM instead would split
+ * the entry under memcg pressure for nothing but a race.
  */
-bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
+int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
@@ -440,12 +445,12 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	pmd_t pmd;
 
 	if (!d)
-		return false;
+		return 0;
 	policy = inplace_may_map(d, vmf, si, entry, HPAGE_PMD_NR,
 				 pmd_swp_exclusive(vmf->orig_pmd),
 				 d->promote, ext);
 	if (policy < 0)
-		return false;
+		return 0;
 
 	pfn = d->pfn0 + swp_offset(entry);
 	pmd = pmd_mkspecial(pmd_mkhuge(pfn_pmd(pfn, vma->vm_page_prot)));
@@ -456,7 +461,7 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 					pmd_swp_exclusive(vmf->orig_pmd),
 					pmd_soft_dirty(pmd));
 	if (write && !writable)
-		return false;
+		return 0;
 	if (writable) {
 		pmd = pmd_mkwrite(pmd, vma);
 		if (write)
@@ -467,12 +472,13 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	 * Claim the slots as swap-in does, until the PMD is installed. This
 	 * fails if any of them is in the swap cache or being read into it:
 	 * then the 512 slots are not in one state (the pmem may not hold the
-	 * newest data of all of them), and the caller splits the entry. It
-	 * also keeps a racing fault on the same entry from touching the
+	 * newest data of all of them), and the caller splits the entry; or
+	 * if a racing fault on the same entry holds the claim, and the
+	 * caller retries. It also keeps a racing fault from touching the
 	 * extent's bits until this one is done.
 	 */
 	if (swapcache_prepare(entry, HPAGE_PMD_NR))
-		return false;
+		return -EBUSY;
 
 	spin_lock(ptl);
 	/*
@@ -511,7 +517,7 @@ bool pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 unclaim:
 	swapcache_clear(si, entry, HPAGE_PMD_NR);
 	/* done either way: mapped, or the PMD changed under us */
-	return true;
+	return 1;
 }
 
 /**
