@@ -253,7 +253,10 @@ for t in $fi_types; do
 	echo 0 > $FI/$t/probability
 	fi_report="$fi_report $t=$n"
 	fi_total=$((fi_total + n))
-	[ "$n" -gt 0 ] || fi_zero="$fi_zero $t"
+	# fail_make_request fails bios only: whether inject_rounds swapped
+	# out while the io stage had the device on the bio path depends on
+	# where the steps fall (0 seen once in a 120 s run under load)
+	[ "$n" -gt 0 ] || [ $t = fail_make_request ] || fi_zero="$fi_zero $t"
 done
 sleep 1
 # Who still holds swap (processes, tmpfs/shmem)?
