@@ -161,8 +161,8 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 	reclaim)
 		# bounded: with most of a memcg mapped in place from pmem (not
 		# charged), proactive reclaim can spend long finding 32M to take
-		timeout 10 sh -c "echo 32M > /sys/fs/cgroup/soak1/memory.reclaim" 2>/dev/null
-		timeout 10 sh -c "echo 32M > /sys/fs/cgroup/soak2/memory.reclaim" 2>/dev/null
+		timeout 5 sh -c "echo 32M > /sys/fs/cgroup/soak1/memory.reclaim" 2>/dev/null
+		timeout 5 sh -c "echo 32M > /sys/fs/cgroup/soak2/memory.reclaim" 2>/dev/null
 		reclaims=$((reclaims + 1)) ;;
 	huge_swap)
 		if [ -f $knob ]; then
@@ -204,8 +204,9 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 		junk /sys/kernel/mm/pmswap/swap_cache_multi_index
 		junk "$iodir/io" ;;
 	swapoff)
-		# not in the last 10 s: the end needs the device on
-		[ "$now" -ge $((end - 10)) ] && continue
+		# not in the last 10 s (the end needs the device on), unless
+		# no cycle has run yet: one must, however slow the steps were
+		[ "$now" -ge $((end - 10)) ] && [ "$cycles" -gt 0 ] && continue
 		# swapoff must be able to charge everything back: lift the
 		# memcg limits for the cycle, as an operator would.
 		echo max > /sys/fs/cgroup/soak1/memory.max
