@@ -175,7 +175,7 @@ SWAP ?= pmem
 FUZZ_ARGS ?=
 fuzz: initramfs
 	@$(MAKE) --no-print-directory kernel
-	@PMSWAP_TAG=fuzz-$(SEED) PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) \
+	@PMSWAP_TAG=fuzz-$(SEED) PMSWAP_STRICT_SKIPS=0 PMSWAP_KERNEL=$(BZIMAGE) PMSWAP_INITRAMFS=$(INITRAMFS) \
 		$(REPO)/tests/run-guest.sh -o $(LOGS) -t $$(( $(DURATION) + 900 )) -m 1536M \
 		-s $(SWAP) -a "pmswap.fuzz=$(SEED):$(DURATION):$(subst $(space),:,$(strip $(FUZZ_ARGS)))" fuzz-one
 
