@@ -150,7 +150,7 @@ guest-test: kernel initramfs
 	$(RUNGUEST) -t 1500 feature || rc=1; \
 	PMSWAP_TAG=feature-zram $(RUNGUEST) -t 1500 -s zram feature || rc=1; \
 	$(RUNGUEST) -t 900 -s none tools || rc=1; \
-	$(RUNGUEST) -t 3600 -R -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
+	$(RUNGUEST) -t 3600 -R -C 4 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
 	exit $$rc
 
 # The feature suite again on the debug kernel (KASAN, lockdep, DEBUG_VM).
@@ -216,7 +216,7 @@ profile: deps initramfs
 upstream-baseline:
 	@$(MAKE) --no-print-directory kernel initramfs STOCK=1
 	@PMSWAP_TAG=upstream-stock PMSWAP_STRICT_SKIPS=0 PMSWAP_KERNEL=$(BUILD)/obj-stock/arch/x86/boot/bzImage \
-		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 3600 -R upstream || true
+		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) -t 3600 -R -C 4 upstream || true
 	@$(REPO)/tests/upstream/make-baseline.sh $(LOGS)/upstream-stock.out > $(REPO)/tests/upstream/stock-failures.txt
 	@echo "wrote tests/upstream/stock-failures.txt:"; cat $(REPO)/tests/upstream/stock-failures.txt
 

@@ -144,10 +144,14 @@ class Skips:
             self.entries.append([prog.strip(), squash(text), raw, 0])
 
     def match(self, prog, text):
-        for e in self.entries:
-            if fnmatch.fnmatchcase(prog, e[0]) and e[1] in text:
-                return e
-        return None
+        """The most specific entry: an exact text first, then the longest
+        ("migration.private_anon" is part of "migration.private_anon_thp",
+        and each of the two skips must count for its own entry)."""
+        hits = [e for e in self.entries
+                if fnmatch.fnmatchcase(prog, e[0]) and e[1] in text]
+        if not hits:
+            return None
+        return max(hits, key=lambda e: (e[1] == text, len(e[1])))
 
 
 class Prog:

@@ -15,6 +15,7 @@
 #                  area comes on top)
 #   -T             two NUMA nodes: CPUs and RAM on node 0, the NVDIMM on
 #                  CPU-less node 1 (for pmem as a memory tier)
+#   -C N           N virtual CPUs (default 2; with -R, N/2 on each node)
 #   -R             two NUMA nodes with a CPU and half the RAM each (for
 #                  page migration between nodes; MEM in M or G)
 #   -p             preallocate guest RAM and the NVDIMM on the host, so
@@ -31,13 +32,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
-logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa= numa2=
-while getopts k:i:o:t:s:m:a:b:npN:TR opt; do
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa= numa2= ncpu=2
+while getopts k:i:o:t:s:m:a:b:npN:TRC: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
 	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
 	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
-	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;; R) numa2=1 ;;
+	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;; R) numa2=1 ;; C) ncpu=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -63,8 +64,10 @@ truncate -s $nvsize "$nvimg"
 cmdline="console=ttyS0,115200 panic=-1 oops=panic ignore_loglevel rootfstype=ramfs pmswap.suite=$suite pmswap.swap=$swap $extra"
 # -R: one socket per node; two threads of one core on two nodes make the
 # kernel WARN (topology_sane(), arch/x86/kernel/smpboot.c)
-smp=2
-[ -n "$numa2" ] && smp=2,sockets=2,cores=1,threads=1
+smp=$ncpu
+[ -n "$numa2" ] && smp=$ncpu,sockets=2,cores=$((ncpu / 2)),threads=1
+node0=0 node1=1
+[ "$ncpu" -gt 2 ] && node0=0-$((ncpu / 2 - 1)) node1=$((ncpu / 2))-$((ncpu - 1))
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp "$smp"
       -m "$mem,slots=2,maxmem=8G"
       -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"
@@ -73,7 +76,7 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp "$smp"
       -display none -no-reboot -nodefaults)
 if [ -n "$numa" ]; then
 	qemu+=(-object "memory-backend-ram,id=ram0,size=$mem${prealloc:+,prealloc=on}"
-	       -numa node,nodeid=0,cpus=0-1,memdev=ram0 -numa node,nodeid=1)
+	       -numa node,nodeid=0,cpus=0-$((ncpu - 1)),memdev=ram0 -numa node,nodeid=1)
 elif [ -n "$numa2" ]; then
 	case $mem in
 	*G) half=$(( ${mem%G} * 512 )) ;;
@@ -82,7 +85,7 @@ elif [ -n "$numa2" ]; then
 	esac
 	qemu+=(-object "memory-backend-ram,id=ram0,size=${half}M${prealloc:+,prealloc=on}"
 	       -object "memory-backend-ram,id=ram1,size=${half}M${prealloc:+,prealloc=on}"
-	       -numa node,nodeid=0,cpus=0,memdev=ram0 -numa node,nodeid=1,cpus=1,memdev=ram1)
+	       -numa node,nodeid=0,cpus=$node0,memdev=ram0 -numa node,nodeid=1,cpus=$node1,memdev=ram1)
 elif [ -n "$prealloc" ]; then
 	qemu+=(-mem-prealloc)
 fi

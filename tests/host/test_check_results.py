@@ -317,6 +317,15 @@ def skip_cases():
     expect('an expected skip that did not happen is reported, not a failure', 0,
            ('note: expected skip did not happen: prog: fourth', 'suite t: 1 passed, 0 failed, 3 skipped'),
            declare=decl, out=SKIPPY, args=['--expected-skips', part])
+    # One entry's text is part of another's ("anon" in "anon_thp"): each
+    # skip counts for its own entry, so neither is reported as missing.
+    overlap = suite(prog('mig', 'TAP version 13\n1..2\n'
+                         'ok 1 mig.anon # SKIP no nodes\n'
+                         'ok 2 mig.anon_thp # SKIP no nodes'))
+    expect('overlapping entries: each skip counts for the most specific one', 0,
+           'suite t: 0 passed, 0 failed, 2 skipped', 'expected skip did not happen',
+           declare=('mig',), out=overlap, args=['--expected-skips', write(
+               'overlap.txt', 'mig: mig.anon\nmig: mig.anon_thp\n')])
     expect('a whole-program skip not listed fails', 1,
            'inplace_read: unexpected skip: 1..0 # SKIP swap is not on a pmem',
            declare=decl, out=SKIPPY, args=['--expected-skips', write(
