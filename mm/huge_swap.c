@@ -390,18 +390,52 @@ bool huge_swap_memcg_tight(struct mm_struct *mm)
 }
 
 /*
+ * Does the fault at @haddr continue a sequential run of huge swap faults
+ * in @vma? Under memcg pressure a whole-THP read pays for itself when the
+ * rest of the 2 MiB is used next, as in a scan, and not for scattered
+ * accesses (see huge_swap_memcg_tight()). Like swap readahead, which
+ * judges by the last fault of the VMA (swap_vma_ra_win()), this keeps the
+ * last huge swap fault in vma->swap_readahead_info: its 2 MiB-aligned
+ * address, and in bit 0 whether it was part of a run. Swap readahead
+ * uses that word only for asynchronous devices, whole-THP reads only
+ * happen from synchronous ones, and either reading the other's value
+ * only makes one guess worse. A fault on the PMD next to the last one,
+ * either side, continues a run; a fault on the same PMD again (a retry,
+ * the write that promotes an extent read in place) keeps the last
+ * answer. Racy by design: two threads of a run only cost one split.
+ */
+static bool huge_swap_sequential(struct vm_area_struct *vma,
+				 unsigned long haddr)
+{
+	unsigned long last = atomic_long_read(&vma->swap_readahead_info);
+	unsigned long prev = last & HPAGE_PMD_MASK;
+	bool seq;
+
+	if (prev == haddr)
+		seq = last & 1;
+	else
+		seq = last && (prev + HPAGE_PMD_SIZE == haddr ||
+			       haddr + HPAGE_PMD_SIZE == prev);
+	atomic_long_set(&vma->swap_readahead_info, haddr | seq);
+	return seq;
+}
+
+/*
  * A PMD-size folio to read @entry's 512 slots into, for the fault and for
  * MADV_WILLNEED; NULL when the THP should not come back whole from here:
- * the memcg has no room for it, or the slots are not all on the device.
- * swap_read_folio() cannot fill a large folio from zswap, nor from slots
- * that are partly zero-mapped: those go the 4 KiB way, as
+ * the memcg has no room for it and the fault is not part of a sequential
+ * run (@seq), or the slots are not all on the device. In a run the charge
+ * reclaims what the THP needs, as a THP fault's does (or fails, and the
+ * caller splits). swap_read_folio() cannot fill a large folio from zswap,
+ * nor from slots that are partly zero-mapped: those go the 4 KiB way, as
  * alloc_swap_folio() leaves them.
  */
 static struct folio *huge_swap_alloc_folio(struct vm_area_struct *vma,
 					   unsigned long haddr,
-					   swp_entry_t entry)
+					   swp_entry_t entry, bool seq)
 {
-	if (huge_swap_memcg_tight(vma->vm_mm) || !zswap_never_enabled() ||
+	if ((!seq && huge_swap_memcg_tight(vma->vm_mm)) ||
+	    !zswap_never_enabled() ||
 	    swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR)
 		return NULL;
 	return vma_alloc_folio(vma_thp_gfp_mask(vma), HPAGE_PMD_ORDER, vma,
@@ -431,7 +465,7 @@ static struct folio *huge_swap_alloc_folio(struct vm_area_struct *vma,
 static struct folio *huge_swap_read_cached(struct swap_info_struct *si,
 					   struct vm_area_struct *vma,
 					   unsigned long haddr,
-					   swp_entry_t entry)
+					   swp_entry_t entry, bool seq)
 {
 	gfp_t gfp = vma_thp_gfp_mask(vma);
 	struct folio *folio;
@@ -440,7 +474,7 @@ static struct folio *huge_swap_read_cached(struct swap_info_struct *si,
 	/* racy like do_swap_page(): a stale flag only costs a split */
 	if (!vma->anon_vma || !(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 		return NULL;
-	folio = huge_swap_alloc_folio(vma, haddr, entry);
+	folio = huge_swap_alloc_folio(vma, haddr, entry, seq);
 	if (!folio)
 		return NULL;
 	if (mem_cgroup_swapin_charge_folio(folio, vma->vm_mm, gfp, entry)) {
@@ -524,7 +558,7 @@ bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 		return true;
 	folio = swap_cache_get_folio(entry, vma, haddr);
 	if (!folio)
-		folio = huge_swap_read_cached(si, vma, haddr, entry);
+		folio = huge_swap_read_cached(si, vma, haddr, entry, false);
 	if (!IS_ERR_OR_NULL(folio))
 		folio_put(folio);
 	put_swap_device(si);
@@ -551,13 +585,14 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 	struct swap_info_struct *si;
 	bool need_clear_cache = false;
 	rmap_t rmap_flags = RMAP_NONE;
-	bool exclusive;
+	bool exclusive, seq;
 	vm_fault_t ret = 0;
 	void *shadow;
 	pmd_t pmd;
 
 	if (!huge_swap_can_swapin(vma, haddr))
 		goto split;
+	seq = huge_swap_sequential(vma, haddr);
 
 	/* Prevent swapoff from happening to us. */
 	si = get_swap_device(entry);
@@ -602,7 +637,8 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 			 * mapping the shared folio would split it at the
 			 * write's copy-on-write.
 			 */
-			folio = huge_swap_read_cached(si, vma, haddr, entry);
+			folio = huge_swap_read_cached(si, vma, haddr, entry,
+						      seq);
 			if (IS_ERR(folio))
 				goto busy;
 			if (!folio)
@@ -610,7 +646,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 			swapcache = folio;
 			goto read_done;
 		}
-		folio = huge_swap_alloc_folio(vma, haddr, entry);
+		folio = huge_swap_alloc_folio(vma, haddr, entry, seq);
 		if (!folio)
 			goto split_put;
 		if (mem_cgroup_swapin_charge_folio(folio, mm,

@@ -5,7 +5,9 @@
  * only the faulting page (the entry is split; thp_swpin_pmd_fallback
  * counts it), so scattered accesses under memcg pressure do not pull in
  * and push out 2 MiB per touched page. With headroom the same region
- * comes back as whole THPs. Data is checked both ways.
+ * comes back as whole THPs. Under memory.max, a sequential pass still
+ * comes back whole (the fault continues a run, and its charge reclaims),
+ * while random touches split. Data is checked every time.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,6 +20,79 @@
 #define CG	"pt_memcg_tight"
 #define SIZE	(16 * PT_MIB)
 #define THPS	(SIZE / PT_PMD_SIZE)
+#define PSIZE	(32 * PT_MIB)	/* the pressure cases: 16 THPs ... */
+#define PTHPS	(PSIZE / PT_PMD_SIZE)
+#define ROOM	(6 * PT_MIB)	/* ... in a memcg with room for 3 */
+
+/* memory.max ROOM above what the memcg holds after @mem was paged out */
+static void tight_max(void *mem, size_t size)
+{
+	char val[32];
+
+	pt_memcg_set(CG, "memory.max", "max");
+	pt_pageout(mem, size);
+	snprintf(val, sizeof(val), "%ld",
+		 pt_memcg_read_long(CG, "memory.current") + (long)ROOM);
+	pt_memcg_set(CG, "memory.max", val);
+}
+
+/*
+ * Under memory.max a sequential pass over 16 swapped THPs comes back in
+ * THPs: the first three fit, every later fault continues the run and its
+ * charge reclaims an older THP. Before, the thirteen that did not fit
+ * were split and read 4 KiB at a time. Random touches of one page in each
+ * THP, in a fixed order with no two neighbours in a row, split each THP
+ * that does not fit.
+ */
+static void pressure_cases(void)
+{
+	static const int order[PTHPS] = {
+		9, 2, 14, 6, 0, 11, 4, 15, 7, 12, 1, 5, 13, 3, 10, 8 };
+	long pmd0, fb0, pmd, fb;
+	size_t bad;
+	char *mem;
+	int i;
+
+	mem = pt_alloc_thp(PSIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(mem, PSIZE, 23);
+	tight_max(mem, PSIZE);
+	pmd0 = pt_vmstat("thp_swpin_pmd");
+	fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	bad = pt_verify(mem, PSIZE, 23);	/* the sequential pass */
+	pmd = pt_vmstat("thp_swpin_pmd") - pmd0;
+	fb = pt_vmstat("thp_swpin_pmd_fallback") - fb0;
+	ksft_test_result(pmd == (long)PTHPS && fb == 0,
+			 "memory.max, sequential pass: %ld of %lu THPs swapped in whole, %ld split\n",
+			 pmd, PTHPS, fb);
+	ksft_test_result(bad == 0, "data intact after the sequential pass (%zu bad pages)\n",
+			 bad);
+
+	/* a fresh region: all 16 THPs in huge swap entries again */
+	pt_memcg_set(CG, "memory.max", "max");
+	pt_free_thp(mem, PSIZE);
+	mem = pt_alloc_thp(PSIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(mem, PSIZE, 24);
+	tight_max(mem, PSIZE);
+	pmd0 = pt_vmstat("thp_swpin_pmd");
+	fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	for (i = 0; i < (int)PTHPS; i++)
+		pt_touch_read(mem + order[i] * PT_PMD_SIZE + 5 * PT_PAGE_SIZE,
+			      PT_PAGE_SIZE);
+	pmd = pt_vmstat("thp_swpin_pmd") - pmd0;
+	fb = pt_vmstat("thp_swpin_pmd_fallback") - fb0;
+	ksft_test_result(pmd <= 3 && fb == (long)PTHPS - pmd,
+			 "memory.max, random touches: %ld THPs whole (room for 3), %ld split\n",
+			 pmd, fb);
+	pt_memcg_set(CG, "memory.max", "max");
+	bad = pt_verify(mem, PSIZE, 24);
+	ksft_test_result(bad == 0, "data intact after the random touches (%zu bad pages)\n",
+			 bad);
+	pt_free_thp(mem, PSIZE);
+}
 
 int main(void)
 {
@@ -32,7 +107,7 @@ int main(void)
 		ksft_exit_skip("huge swap entries are not on\n");
 	if (pt_memcg_create(CG) || pt_memcg_enter(CG))
 		ksft_exit_fail_msg("cannot create and enter memcg %s\n", CG);
-	ksft_set_plan(4);
+	ksft_set_plan(8);
 
 	mem = pt_alloc_thp(SIZE);
 	if (!mem)
@@ -71,6 +146,7 @@ int main(void)
 			 pmd1 - pmd0, THPS);
 	ksft_test_result(pt_verify(mem, SIZE, 22) == 0, "data intact\n");
 	pt_free_thp(mem, SIZE);
+	pressure_cases();
 	pt_memcg_destroy(CG);
 	ksft_finished();
 }
