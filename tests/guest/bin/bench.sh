@@ -111,14 +111,16 @@ echo 1 > $cg/cgroup.kill 2>/dev/null
 exit $rc
 EOS
 chmod +x /tmp/memcg
-# stress BYTES OPS: stress-ng vm with --verify for a fixed amount of work
-# (--vm-ops OPS over 2 workers: a bogo op is one pass of a method over
-# the buffer), so that the time says who is faster; a script, so that it
-# runs inside the memcg. Prints ms, bogo ops and verify failures.
+# stress BYTES OPS [ADVICE]: stress-ng vm with --verify for a fixed amount
+# of work (--vm-ops OPS over 2 workers: a bogo op is one pass of a method
+# over the buffer), so that the time says who is faster; a script, so that
+# it runs inside the memcg. ADVICE: --vm-madvise (hugepage: THP-backed, as
+# in issue 17). Prints ms, bogo ops and verify failures.
 cat > /tmp/stress <<'EOS'
 #!/bin/sh
 t0=$(cut -d' ' -f1 /proc/uptime)
-stress-ng --vm 2 --vm-bytes "$1" --vm-keep --verify --vm-ops "$2" --timeout 1200s --metrics-brief > /tmp/s 2>&1
+stress-ng --vm 2 --vm-bytes "$1" --vm-keep --verify --vm-ops "$2" ${3:+--vm-madvise "$3"} \
+	--timeout 1200s --metrics-brief > /tmp/s 2>&1
 rc=$?
 t1=$(cut -d' ' -f1 /proc/uptime)
 awk '$4 == "vm" { print "bogo_ops", $5 }' /tmp/s
@@ -197,6 +199,15 @@ while [ $r -le "$runs" ]; do
 	run "press-seq" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m seq -p 2
 	run "press-rand" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m rand -p 1
 	run "press-stress" $rr /tmp/memcg "$max" "$swapmax" /tmp/stress "${press}M" "$stress_ops"
+	# stress-ng's vm stressor reads its buffer before it writes it: the
+	# read maps the huge zero page, and 6.12 splits that at the first
+	# write (do_huge_pmd_wp_page() falls back), so with use_zero_page on
+	# no THP ever exists (thp_fault_alloc 0, thp_split_pmd 64, on stock
+	# and pmswap alike). Off for this run, so that it is THP-backed.
+	zp=/sys/kernel/mm/transparent_hugepage/use_zero_page
+	echo 0 > $zp
+	run "press-stress-thp" $rr /tmp/memcg "$max" "$swapmax" /tmp/stress "${press}M" "$stress_ops" hugepage
+	echo 1 > $zp
 	run "skew" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m skew -t "$skew_s"
 	r=$((r + 1))
 done
