@@ -626,6 +626,14 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		/* Racy like do_swap_page(): a stale flag only costs a split. */
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
+		/*
+		 * On a device that maps in place, a write that finds no room
+		 * splits, copies the page it writes and leaves the rest on
+		 * the pmem for the 4 KiB faults to map in place: no 2 MiB
+		 * copy and no reclaim for it, even in a run.
+		 */
+		if (seq && pmswap_inplace_active(si))
+			seq = false;
 		if (!(vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE)) &&
 		    huge_swap_shared(si, entry)) {
 			/*

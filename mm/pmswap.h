@@ -55,11 +55,17 @@ static inline bool huge_swap_willneed(struct vm_area_struct *vma,
  */
 #if defined(CONFIG_PMSWAP_INPLACE) && defined(pmd_is_inplace)
 int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
+bool pmswap_inplace_active(struct swap_info_struct *si);
 #else
 static inline int pmswap_inplace_try_map(struct vm_fault *vmf,
 					 struct swap_info_struct *si)
 {
 	return 0;
+}
+
+static inline bool pmswap_inplace_active(struct swap_info_struct *si)
+{
+	return false;
 }
 #endif
 

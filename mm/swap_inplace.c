@@ -521,6 +521,22 @@ unclaim:
 }
 
 /**
+ * pmswap_inplace_active - does @si map swapped data in place?
+ * @si: a swap device, pinned by the caller
+ *
+ * Return: true if its policy is not "never" and its pmem is reached
+ * through DAX. Racy: the policy may change at any time, and the answer
+ * only picks how a fault copies.
+ */
+bool pmswap_inplace_active(struct swap_info_struct *si)
+{
+	struct inplace_dev *d = inplace_dev_of(si);
+
+	return d && pmswap_pmem_use_dax(d->pd) &&
+	       READ_ONCE(d->policy) != INPLACE_NEVER;
+}
+
+/**
  * pmswap_inplace_rw_busy - may swap readahead read @entry into the swap cache?
  * @entry: a slot the caller has just claimed with swapcache_prepare()
  *
