@@ -397,12 +397,15 @@ bool huge_swap_memcg_tight(struct mm_struct *mm)
  * judges by the last fault of the VMA (swap_vma_ra_win()), this keeps the
  * last huge swap fault in vma->swap_readahead_info: its 2 MiB-aligned
  * address, and in bit 0 whether it was part of a run. Swap readahead
- * uses that word only for asynchronous devices, whole-THP reads only
- * happen from synchronous ones, and either reading the other's value
- * only makes one guess worse. A fault on the PMD next to the last one,
- * either side, continues a run; a fault on the same PMD again (a retry,
- * the write that promotes an extent read in place) keeps the last
- * answer. Racy by design: two threads of a run only cost one split.
+ * writes that word too (swap_cache_get_folio(), swap_vma_readahead(),
+ * also for a synchronous device when a slot is shared); either reading
+ * the other's value only makes one guess worse: readahead restarts with
+ * a small window, and this may take a 4 KiB fault next door for a run.
+ * A fault on the PMD next to the last one, either side, continues a run;
+ * a fault on the same PMD again (a retry) keeps the last answer. Only a
+ * guess: a stride of 2 MiB that touches one page per THP passes for a
+ * run, and two threads scanning different parts of the VMA break each
+ * other's runs (both only cost time, never correctness).
  */
 static bool huge_swap_sequential(struct vm_area_struct *vma,
 				 unsigned long haddr)
@@ -425,8 +428,10 @@ static bool huge_swap_sequential(struct vm_area_struct *vma,
  * MADV_WILLNEED; NULL when the THP should not come back whole from here:
  * the memcg has no room for it and the fault is not part of a sequential
  * run (@seq), or the slots are not all on the device. In a run the charge
- * reclaims what the THP needs, as a THP fault's does (or fails, and the
- * caller splits). swap_read_folio() cannot fill a large folio from zswap,
+ * reclaims what the THP needs when the THP gfp allows direct reclaim
+ * (defrag "always", or "madvise" on a MADV_HUGEPAGE VMA), as a THP
+ * fault's charge does; otherwise, or if reclaim fails, the caller
+ * splits. swap_read_folio() cannot fill a large folio from zswap,
  * nor from slots that are partly zero-mapped: those go the 4 KiB way, as
  * alloc_swap_folio() leaves them.
  */
@@ -627,10 +632,11 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
 		/*
-		 * On a device that maps in place, a write that finds no room
-		 * splits, copies the page it writes and leaves the rest on
-		 * the pmem for the 4 KiB faults to map in place: no 2 MiB
-		 * copy and no reclaim for it, even in a run.
+		 * On a device that maps in place, a fault that gets here
+		 * (mostly a write, or a promotion) copies the whole THP only
+		 * with headroom, even in a run; without it the entry splits,
+		 * the faulting page is copied and the rest stays on pmem for
+		 * the 4 KiB faults to map in place.
 		 */
 		if (seq && pmswap_inplace_active(si))
 			seq = false;
