@@ -396,9 +396,10 @@ bool huge_swap_memcg_tight(struct mm_struct *mm)
  * accesses (see huge_swap_memcg_tight()). Like swap readahead, which
  * judges by the last fault of the VMA (swap_vma_ra_win()), this keeps the
  * last huge swap fault in vma->swap_readahead_info: its 2 MiB-aligned
- * address, and in bit 0 whether it was part of a run. Swap readahead
- * writes that word too (swap_cache_get_folio(), swap_vma_readahead(),
- * also for a synchronous device when a slot is shared); either reading
+ * address, and in bit 0 whether it was part of a run; only for faults
+ * that would read from a synchronous device. Swap readahead writes that
+ * word too (swap_cache_get_folio(), swap_vma_readahead(), also for a
+ * synchronous device when a slot is shared); either reading
  * the other's value only makes one guess worse: readahead restarts with
  * a small window, and this may take a 4 KiB fault next door for a run.
  * A fault on the PMD next to the last one, either side, continues a run;
@@ -597,7 +598,6 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 
 	if (!huge_swap_can_swapin(vma, haddr))
 		goto split;
-	seq = huge_swap_sequential(vma, haddr);
 
 	/* Prevent swapoff from happening to us. */
 	si = get_swap_device(entry);
@@ -632,14 +632,14 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		if (!(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
 			goto split_put;
 		/*
-		 * On a device that maps in place, a fault that gets here
-		 * (mostly a write, or a promotion) copies the whole THP only
-		 * with headroom, even in a run; without it the entry splits,
-		 * the faulting page is copied and the rest stays on pmem for
-		 * the 4 KiB faults to map in place.
+		 * Only copying devices follow runs. On one that maps in
+		 * place, a fault that gets here (mostly a write, or a
+		 * promotion) copies the whole THP only with headroom; without
+		 * it the entry splits, the faulting page is copied and the
+		 * rest stays on pmem for the 4 KiB faults to map in place.
 		 */
-		if (seq && pmswap_inplace_active(si))
-			seq = false;
+		seq = !pmswap_inplace_active(si) &&
+		      huge_swap_sequential(vma, haddr);
 		if (!(vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE)) &&
 		    huge_swap_shared(si, entry)) {
 			/*
