@@ -24,16 +24,42 @@
 #define PTHPS	(PSIZE / PT_PMD_SIZE)
 #define ROOM	(6 * PT_MIB)	/* ... in a memcg with room for 3 */
 
-/* memory.max ROOM above what the memcg holds after @mem was paged out */
-static void tight_max(void *mem, size_t size)
+/*
+ * A fresh PSIZE region filled from @seed, all in huge swap entries, in
+ * the memcg with memory.max ROOM above what it holds then.
+ */
+static char *tight_region(uint64_t seed)
 {
 	char val[32];
+	char *mem;
 
 	pt_memcg_set(CG, "memory.max", "max");
-	pt_pageout(mem, size);
+	mem = pt_alloc_thp(PSIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(mem, PSIZE, seed);
+	pt_pageout(mem, PSIZE);
 	snprintf(val, sizeof(val), "%ld",
 		 pt_memcg_read_long(CG, "memory.current") + (long)ROOM);
 	pt_memcg_set(CG, "memory.max", val);
+	return mem;
+}
+
+/* thp_swpin_pmd and thp_swpin_pmd_fallback */
+struct swpin {
+	long pmd, fb;
+};
+
+static struct swpin swpin_since(const struct swpin *before)
+{
+	struct swpin now = { pt_vmstat("thp_swpin_pmd"),
+			     pt_vmstat("thp_swpin_pmd_fallback") };
+
+	if (before) {
+		now.pmd -= before->pmd;
+		now.fb -= before->fb;
+	}
+	return now;
 }
 
 /*
@@ -48,45 +74,32 @@ static void pressure_cases(void)
 {
 	static const int order[PTHPS] = {
 		9, 2, 14, 6, 0, 11, 4, 15, 7, 12, 1, 5, 13, 3, 10, 8 };
-	long pmd0, fb0, pmd, fb;
+	struct swpin s0, d;
 	size_t bad;
 	char *mem;
 	int i;
 
-	mem = pt_alloc_thp(PSIZE);
-	if (!mem)
-		ksft_exit_fail_perror("mmap");
-	pt_fill(mem, PSIZE, 23);
-	tight_max(mem, PSIZE);
-	pmd0 = pt_vmstat("thp_swpin_pmd");
-	fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	mem = tight_region(23);
+	s0 = swpin_since(NULL);
 	bad = pt_verify(mem, PSIZE, 23);	/* the sequential pass */
-	pmd = pt_vmstat("thp_swpin_pmd") - pmd0;
-	fb = pt_vmstat("thp_swpin_pmd_fallback") - fb0;
-	ksft_test_result(pmd == (long)PTHPS && fb == 0,
+	d = swpin_since(&s0);
+	ksft_test_result(d.pmd == (long)PTHPS && d.fb == 0,
 			 "memory.max, sequential pass: %ld of %lu THPs swapped in whole, %ld split\n",
-			 pmd, PTHPS, fb);
+			 d.pmd, PTHPS, d.fb);
 	ksft_test_result(bad == 0, "data intact after the sequential pass (%zu bad pages)\n",
 			 bad);
+	pt_free_thp(mem, PSIZE);
 
 	/* a fresh region: all 16 THPs in huge swap entries again */
-	pt_memcg_set(CG, "memory.max", "max");
-	pt_free_thp(mem, PSIZE);
-	mem = pt_alloc_thp(PSIZE);
-	if (!mem)
-		ksft_exit_fail_perror("mmap");
-	pt_fill(mem, PSIZE, 24);
-	tight_max(mem, PSIZE);
-	pmd0 = pt_vmstat("thp_swpin_pmd");
-	fb0 = pt_vmstat("thp_swpin_pmd_fallback");
+	mem = tight_region(24);
+	s0 = swpin_since(NULL);
 	for (i = 0; i < (int)PTHPS; i++)
 		pt_touch_read(mem + order[i] * PT_PMD_SIZE + 5 * PT_PAGE_SIZE,
 			      PT_PAGE_SIZE);
-	pmd = pt_vmstat("thp_swpin_pmd") - pmd0;
-	fb = pt_vmstat("thp_swpin_pmd_fallback") - fb0;
-	ksft_test_result(pmd <= 3 && fb == (long)PTHPS - pmd,
+	d = swpin_since(&s0);
+	ksft_test_result(d.pmd <= 3 && d.fb == (long)PTHPS - d.pmd,
 			 "memory.max, random touches: %ld THPs whole (room for 3), %ld split\n",
-			 pmd, fb);
+			 d.pmd, d.fb);
 	pt_memcg_set(CG, "memory.max", "max");
 	bad = pt_verify(mem, PSIZE, 24);
 	ksft_test_result(bad == 0, "data intact after the random touches (%zu bad pages)\n",
