@@ -42,6 +42,11 @@ while getopts k:i:o:t:s:m:a:b:npN:TRC: opt; do
 	*) exit 2 ;;
 	esac
 done
+case $ncpu in
+''|*[!0-9]*|0) echo "run-guest.sh: -C needs a number of CPUs" >&2; exit 2 ;;
+esac
+[ -n "$numa2" ] && [ $((ncpu % 2)) = 1 ] &&
+	{ echo "run-guest.sh: -R needs an even -C (one socket a node)" >&2; exit 2; }
 shift $((OPTIND - 1))
 suite=${1:?usage: run-guest.sh [options] SUITE}
 [ -f "$kernel" ] || { echo "run-guest: no kernel image '$kernel'" >&2; exit 2; }
