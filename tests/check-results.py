@@ -54,6 +54,10 @@ PLAN_RE = re.compile(r'^1\.\.(\d+)')
 CONSOLE_RE = re.compile(r'^\[\s*(\d+\.\d+)\]\s?(.*)$')
 KTAP_CASE_RE = re.compile(r'^(not ok|ok) (\d+) (\S+)(.*)$')
 KTAP_SUITE_RE = re.compile(r'^# Subtest: (\S+)')
+# Lines of a failed program's own output printed under its FAIL lines, so
+# a CI log that shows only the summary still says why (e.g. the message
+# of an upstream selftest's err()).
+TAIL_LINES = 6
 MARKERS = ('PMSWAP-BEGIN ', 'PMSWAP-END ', 'PMSWAP-SUITE-BEGIN',
            'PMSWAP-SUITE-END', 'PMSWAP-PROGRAMS', 'PMSWAP-ERROR')
 
@@ -165,6 +169,7 @@ class Prog:
         self.start = self.end = None
         self.taint = None
         self.bail = []
+        self.tail = []         # its last lines that are not test points
 
 
 def split_markers(line):
@@ -216,6 +221,10 @@ def parse_out(lines):
                 continue
             if cur is None:
                 continue
+            if not TAP_RE.match(line) and not PLAN_RE.match(line) and \
+                    line.strip() and not line.startswith('TAP version') and \
+                    not line.rstrip().endswith('... done'):
+                cur.tail = (cur.tail + [line.rstrip()])[-TAIL_LINES:]
             if line.startswith('Bail out!'):
                 cur.bail.append(line)
                 continue
@@ -314,7 +323,7 @@ def when(t, progs):
 
 def judge(args):
     res = {'suite': args.suite, 'passed': 0, 'failed': 0, 'skipped': 0,
-           'failures': [], 'known': [], 'notes': []}
+           'failures': [], 'known': [], 'notes': [], 'output': {}}
 
     def fail(what):
         res['failed'] += 1
@@ -478,14 +487,27 @@ def judge(args):
                 fail(f'{prog.name}: the kernel got tainted {", ".join(bits)} '
                      'while it ran, with no report on the console')
 
+    # The last lines of each failed program's own output.
+    for prog in progs:
+        if prog.tail and any(k.startswith(prog.name + ': ')
+                             for k in res['failures']):
+            res['output'][prog.name] = prog.tail
     with open(args.out + '.summary', 'w') as f:
         json.dump(res, f, indent=1)
     for k in res['known']:
         print(f'  known stock failure (skipped): {k}')
     for k in res['notes']:
         print(f'  note: {k}')
-    for k in res['failures']:
+    shown = set()
+    for i, k in enumerate(res['failures']):
         print(f'  FAIL {k}')
+        name = k.split(': ', 1)[0]
+        last = i + 1 == len(res['failures']) or \
+            not res['failures'][i + 1].startswith(name + ': ')
+        if last and name in res['output'] and name not in shown:
+            shown.add(name)
+            for line in res['output'][name]:
+                print(f'    | {line}')
     print(f'suite {args.suite}: {res["passed"]} passed, {res["failed"]} failed, '
           f'{res["skipped"]} skipped')
     return 1 if res['failed'] else 0

@@ -210,6 +210,18 @@ def console_cases():
 # --- programs: declared, planned, finished --------------------------------
 
 def program_cases():
+    # A failed program's last lines of its own output follow its FAIL, so
+    # the CI log says why; a passing program's output is not printed.
+    body = ('# Testing a... done\n# Testing b... skipped [reason: none]\n'
+            '# ERROR: nr 7 memory corruption 3 4 (errno=0, @x.c:9)\n'
+            'TAP version 13\n1..2\nok 1 a\nnot ok 2 b')
+    expect('a failed program\'s last output lines are printed under its FAIL', 1,
+           (r'FAIL prog: not ok 2 b\n    \| # Testing b\.\.\. skipped',
+            r'    \| # ERROR: nr 7 memory corruption 3 4'),
+           (r'\| # Testing a\.\.\. done', r'\| ok 1', r'\| TAP'),
+           out=suite(prog('prog', body)))
+    expect('a passing program\'s output is not printed', 0, (), r'\| # ERROR',
+           out=suite(prog('prog', '# ERROR: only a comment\n' + TAP2)))
     expect('a declared program missing from the output fails', 1,
            'other: missing from the output', declare=('prog', 'other'), out=CLEAN)
     expect('a program the suite does not declare fails', 1,
@@ -272,6 +284,13 @@ def crash_cases():
     failing = CLEAN.replace('ok 2 second # SKIP not here', 'not ok 2 second')
     expect('a known stock failure is skipped', 0, 'known stock failure',
            counts=(1, 0, 1), out=failing.replace('rc=0', 'rc=1'),
+           args=['--baseline', base])
+    expect('a known stock failure with a reason after " # " is still known', 0,
+           'known stock failure', counts=(1, 0, 1),
+           out=failing.replace('not ok 2 second', 'not ok 2 second # cut off by exit status 1'),
+           args=['--baseline', base])
+    expect('an unknown failure with a reason after " # " fails', 1, 'FAIL prog',
+           out=failing.replace('not ok 2 second', 'not ok 2 first2 # cut off by exit status 1'),
            args=['--baseline', base])
     expect('a crash (SIGSEGV, exit 139) fails even after a known stock failure', 1,
            r'prog: crashed: exit 139 \(killed by signal 11, SIGSEGV\)',
