@@ -22,7 +22,7 @@ head() {
 }
 # run CASE RC: the wrapper's TAP for log $tmp/CASE.log and exit status RC
 run() {
-	KHUGEPAGED_LOG=$tmp/$1.log KHUGEPAGED_RC=$2 sh "$tap" > "$tmp/$1.tap"
+	KHUGEPAGED_LOG=$tmp/$1.log KHUGEPAGED_RC=$2 ${SH:-sh} "$tap" > "$tmp/$1.tap"
 	echo $? > "$tmp/$1.rc"
 }
 has() { grep -qxF -- "$2" "$tmp/$1.tap"; }
