@@ -107,9 +107,10 @@ $(TESTBIN)/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extract
 testprogs: $(FEATURE_BINS) $(PROG_BINS) $(FUZZ_BINS)
 
 # --- user-space tools -------------------------------------------------------
-$(TOOLBIN)/pmswap: tools/pmswap/pmswap.c | deps
+TOOL_SRCS := tools/pmswap/pmswap.c tools/pmswap/run.c
+$(TOOLBIN)/pmswap: $(TOOL_SRCS) tools/pmswap/pmswap.h | deps
 	@mkdir -p $(TOOLBIN)
-	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lndctl -luuid
+	$(CC) -O2 -g -Wall -Wextra -o $@ $(TOOL_SRCS) -lndctl -luuid
 
 tools: $(TOOLBIN)/pmswap
 

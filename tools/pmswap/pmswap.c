@@ -34,27 +34,20 @@
 #include <ndctl/libndctl.h>
 #include <uuid/uuid.h>
 
+#include "pmswap.h"
+
 #define PMSWAP_VERSION	"0.2"
 
-enum {
-	EXIT_OK = 0,
-	EXIT_FAIL = 1,		/* an operation failed (libndctl, mkswap, swapon, swapoff) */
-	EXIT_USAGE = 2,		/* wrong arguments */
-	EXIT_NOTFOUND = 3,	/* no such region, namespace or device; nothing to do */
-	EXIT_REFUSED = 4,	/* target busy or holds data; see --force */
-	EXIT_PERM = 5,		/* not root */
-};
 
 #define SZ_2M		(2UL << 20)
 /* from <ndctl/ndctl.h>, which Debian's libndctl-dev cannot include alone */
 #ifndef ND_DEVICE_REGION_PMEM
 #define ND_DEVICE_REGION_PMEM	2
 #endif
-#define SYS_PMEM	"/sys/kernel/mm/pmswap/pmem"
 
 static const char *prog = "pmswap";
 
-static void __attribute__((format(printf, 1, 2))) err(const char *fmt, ...)
+void err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -69,8 +62,10 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: pmswap setup [--region REGION | --namespace NAMESPACE] [--size SIZE]\n"
 "                    [--priority PRIO] [--force]\n"
-"       pmswap status [--json]\n"
+"       pmswap status [--json | --prometheus]\n"
 "       pmswap off [DEVICE]\n"
+"       pmswap run --memory-max SIZE [--swap-max SIZE] [--policy P]\n"
+"                  [--interval SECS] [--json] -- CMD [ARG...]\n"
 "       pmswap --help | --version\n"
 "\n"
 "setup   use (or create) an fsdax namespace with 2 MiB alignment on persistent\n"
@@ -82,6 +77,10 @@ static void usage(FILE *f)
 "        --force; never touches a mounted one.\n"
 "status  list pmem swap devices: size, use, huge extents, I/O path, counters.\n"
 "off     swapoff DEVICE (default: every pmem swap device).\n"
+"run     run CMD in a new memory cgroup with these limits, show its memory\n"
+"        while it runs, and report peak, swap, OOM kills and THPs at its exit;\n"
+"        --policy sets every pmem swap device's map-in-place policy for the run.\n"
+"        Exits with CMD's status (128 + N if signal N killed it).\n"
 "\n"
 "exit codes: 0 ok, 1 operation failed, 2 usage, 3 not found,\n"
 "            4 refused (busy or holds data), 5 not root\n");
@@ -89,7 +88,7 @@ static void usage(FILE *f)
 
 /* --- small helpers --- */
 
-static int read_file(const char *path, char *buf, size_t len)
+int read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd = open(path, O_RDONLY);
@@ -107,7 +106,7 @@ static int read_file(const char *path, char *buf, size_t len)
 }
 
 /* Value of "key N" in a key-value file such as /proc/vmstat; -1 if absent. */
-static long kv_get(const char *path, const char *key)
+long kv_get(const char *path, const char *key)
 {
 	char line[256];
 	size_t n = strlen(key);
@@ -125,7 +124,7 @@ static long kv_get(const char *path, const char *key)
 	return v;
 }
 
-static int parse_size(const char *s, unsigned long long *out)
+int parse_size(const char *s, unsigned long long *out)
 {
 	char *end;
 	unsigned long long v;
@@ -609,7 +608,7 @@ static const char *const stat_keys[9] = {
 	"bad_pages",
 };
 
-static const char *const vm_keys[] = {
+const char *const pmswap_vm_keys[] = {
 	"thp_swpout", "thp_swpout_pmd", "thp_swpout_pmd_fallback",
 	"thp_swpout_fallback", "thp_swpin_pmd", "thp_swpin_pmd_fallback",
 	"thp_split_swap_pmd", "pswpin", "pswpout", "pmswap_inplace_map",
@@ -617,6 +616,7 @@ static const char *const vm_keys[] = {
 	"pmswap_inplace_pte_map", "pmswap_inplace_pte_unmap",
 	"pmswap_inplace_pte_promote",
 };
+const size_t pmswap_nr_vm_keys = sizeof(pmswap_vm_keys) / sizeof(pmswap_vm_keys[0]);
 
 /* "never [read] always" -> "read" */
 static void read_policy(const char *path, char *out, size_t len)
@@ -634,8 +634,125 @@ static void read_policy(const char *path, char *out, size_t len)
 	}
 }
 
-static int cmd_status(struct ndctl_ctx *ctx, bool json)
+enum status_fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
+
+/* a Prometheus label value: backslash, double quote and newline escaped */
+static void prom_label(const char *s)
 {
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			printf("\\n");
+		else
+			putchar(*s);
+	}
+}
+
+static void prom_head(const char *name, const char *type, const char *help)
+{
+	printf("# HELP pmswap_%s %s\n# TYPE pmswap_%s %s\n", name, help, name, type);
+}
+
+static void prom_dev(const char *name, const struct devstat *d, long long v)
+{
+	if (v < 0)	/* not reported by this kernel */
+		return;
+	printf("pmswap_%s{device=\"", name);
+	prom_label(d->sw.dev);
+	printf("\"} %lld\n", v);
+}
+
+/*
+ * node_exporter's textfile collector format: one HELP and TYPE line per
+ * metric, then its samples, labelled by swap device.
+ */
+static void status_prometheus(const struct devstat *d, int n)
+{
+	static const struct { int i; const char *name, *type, *help; } st[] = {
+		{ 3, "pages_written_total", "counter", "4 KiB pages copied to pmem through DAX" },
+		{ 4, "pages_read_total", "counter", "4 KiB pages copied from pmem through DAX" },
+		{ 5, "read_errors_total", "counter", "reads from pmem that failed (poison, bad blocks)" },
+		{ 6, "write_fallbacks_total", "counter", "writes that fell back from DAX to the block layer" },
+		{ 7, "poison_notices_total", "counter", "memory-failure notices on the swap area" },
+		{ 8, "bad_pages", "gauge", "known bad 4 KiB pages kept out of use" },
+	};
+	static const struct { int i; long mul; const char *name, *type, *help; } ip[] = {
+		{ 0, 2L << 20, "inplace_mapped_bytes", "gauge", "THP extents mapped in place now, in bytes (counted per mapping)" },
+		{ 1, 1, "inplace_maps_total", "counter", "THP extents mapped in place" },
+		{ 2, 1, "inplace_promotions_total", "counter", "THP extents promoted back to DRAM" },
+		{ 3, 1, "inplace_copy_avoided_bytes_total", "counter", "bytes not copied because they were mapped in place" },
+		{ 4, 4096, "inplace_pte_mapped_bytes", "gauge", "4 KiB pages mapped in place now, in bytes" },
+		{ 5, 1, "inplace_pte_maps_total", "counter", "4 KiB pages mapped in place" },
+		{ 6, 1, "inplace_pte_promotions_total", "counter", "4 KiB pages promoted back to DRAM" },
+		{ 7, 1, "inplace_pte_maps_around_total", "counter", "4 KiB pages mapped in place around a faulting page" },
+	};
+	static const char *const ext_state[3] = { "total", "free", "huge" };
+	size_t k;
+	int i, j;
+
+	prom_head("devices", "gauge", "active swap devices on pmem");
+	printf("pmswap_devices %d\n", n);
+	prom_head("swap_info", "gauge", "a pmem swap device: namespace, region, mode, I/O path, policy");
+	for (i = 0; i < n; i++) {
+		printf("pmswap_swap_info{device=\"");
+		prom_label(d[i].sw.dev);
+		printf("\",namespace=\"");
+		prom_label(d[i].ns);
+		printf("\",region=\"");
+		prom_label(d[i].region);
+		printf("\",mode=\"");
+		prom_label(d[i].mode);
+		printf("\",io=\"");
+		prom_label(d[i].dax ? d[i].io : "block");
+		printf("\",inplace=\"");
+		prom_label(d[i].inplace[0] ? d[i].inplace : "none");
+		printf("\"} 1\n");
+	}
+	prom_head("swap_size_bytes", "gauge", "size of the swap area");
+	for (i = 0; i < n; i++)
+		prom_dev("swap_size_bytes", &d[i], (long long)d[i].sw.size_kb << 10);
+	prom_head("swap_used_bytes", "gauge", "swap in use");
+	for (i = 0; i < n; i++)
+		prom_dev("swap_used_bytes", &d[i], (long long)d[i].sw.used_kb << 10);
+	prom_head("swap_priority", "gauge", "swap priority");
+	for (i = 0; i < n; i++)
+		prom_dev("swap_priority", &d[i], d[i].sw.prio);
+	prom_head("extents", "gauge", "2 MiB extents of the swap area: total, free, in use by whole THPs");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 3; j++) {
+			if (!d[i].dax || d[i].v[j] < 0)
+				continue;
+			printf("pmswap_extents{device=\"");
+			prom_label(d[i].sw.dev);
+			printf("\",state=\"%s\"} %ld\n", ext_state[j], d[i].v[j]);
+		}
+	for (k = 0; k < sizeof(st) / sizeof(st[0]); k++) {
+		prom_head(st[k].name, st[k].type, st[k].help);
+		for (i = 0; i < n; i++)
+			if (d[i].dax)
+				prom_dev(st[k].name, &d[i], d[i].v[st[k].i]);
+	}
+	for (k = 0; k < sizeof(ip) / sizeof(ip[0]); k++) {
+		prom_head(ip[k].name, ip[k].type, ip[k].help);
+		for (i = 0; i < n; i++)
+			if (d[i].inplace[0] && d[i].ip[ip[k].i] >= 0)
+				prom_dev(ip[k].name, &d[i], (long long)d[i].ip[ip[k].i] * ip[k].mul);
+	}
+	prom_head("vm_events_total", "counter", "host-wide swap and map-in-place events from /proc/vmstat");
+	for (k = 0; k < pmswap_nr_vm_keys; k++) {
+		long v = kv_get("/proc/vmstat", pmswap_vm_keys[k]);
+
+		if (v >= 0)	/* counter not in this kernel: no sample */
+			printf("pmswap_vm_events_total{event=\"%s\"} %ld\n",
+			       pmswap_vm_keys[k], v);
+	}
+}
+
+static int cmd_status(struct ndctl_ctx *ctx, enum status_fmt fmt)
+{
+	bool json = fmt == FMT_JSON;
+
 	struct swapent sw[32];
 	struct devstat d[32];
 	int i, j, n = 0, nsw = read_swaps(sw, 32);
@@ -670,6 +787,10 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 		n++;
 	}
 
+	if (fmt == FMT_PROM) {
+		status_prometheus(d, n);
+		return EXIT_OK;
+	}
 	if (json) {
 		printf("{\n  \"devices\": [");
 		for (i = 0; i < n; i++) {
@@ -693,13 +814,13 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 			printf("}");
 		}
 		printf("%s],\n  \"counters\": {", n ? "\n  " : "");
-		for (k = 0; k < sizeof(vm_keys) / sizeof(vm_keys[0]); k++) {
-			long v = kv_get("/proc/vmstat", vm_keys[k]);
+		for (k = 0; k < pmswap_nr_vm_keys; k++) {
+			long v = kv_get("/proc/vmstat", pmswap_vm_keys[k]);
 
 			if (v < 0)	/* counter not in this kernel */
-				printf("%s\"%s\": null", k ? ", " : "", vm_keys[k]);
+				printf("%s\"%s\": null", k ? ", " : "", pmswap_vm_keys[k]);
 			else
-				printf("%s\"%s\": %ld", k ? ", " : "", vm_keys[k], v);
+				printf("%s\"%s\": %ld", k ? ", " : "", pmswap_vm_keys[k], v);
 		}
 		printf("}\n}\n");
 		return EXIT_OK;
@@ -736,10 +857,10 @@ static int cmd_status(struct ndctl_ctx *ctx, bool json)
 			       d[i].ip[7]);
 	}
 	printf("counters:");
-	for (k = 0; k < sizeof(vm_keys) / sizeof(vm_keys[0]); k++) {
-		long v = kv_get("/proc/vmstat", vm_keys[k]);
+	for (k = 0; k < pmswap_nr_vm_keys; k++) {
+		long v = kv_get("/proc/vmstat", pmswap_vm_keys[k]);
 
-		printf("%s%s ", k % 4 ? ", " : "\n  ", vm_keys[k]);
+		printf("%s%s ", k % 4 ? ", " : "\n  ", pmswap_vm_keys[k]);
 		if (v < 0)
 			printf("n/a");
 		else
@@ -792,18 +913,22 @@ int main(int argc, char **argv)
 		{ "priority", required_argument, NULL, 'p' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = NULL, *region = NULL, *ns = NULL;
 	unsigned long long size = 0;
-	bool force = false, json = false;
+	bool force = false, json = false, prom = false;
 	struct ndctl_ctx *ctx = NULL;
 	int c, prio = -1, rc;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "r:n:s:p:fjhV", opts, NULL)) != -1) {
+	/* run takes its own options, and CMD's after "--" */
+	if (argc > 1 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	while ((c = getopt_long(argc, argv, "r:n:s:p:fjPhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': region = optarg; break;
 		case 'n': ns = optarg; break;
@@ -825,6 +950,7 @@ int main(int argc, char **argv)
 			break;
 		case 'f': force = true; break;
 		case 'j': json = true; break;
+		case 'P': prom = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("pmswap %s\n", PMSWAP_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -849,8 +975,12 @@ int main(int argc, char **argv)
 		err("--region, --namespace, --size, --priority and --force are for 'setup'\n");
 		return EXIT_USAGE;
 	}
-	if (strcmp(cmd, "status") && json) {
-		err("--json is for 'status'\n");
+	if (strcmp(cmd, "status") && (json || prom)) {
+		err("--json and --prometheus are for 'status'\n");
+		return EXIT_USAGE;
+	}
+	if (json && prom) {
+		err("give --json or --prometheus, not both\n");
 		return EXIT_USAGE;
 	}
 	if (region && ns) {
@@ -874,7 +1004,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "setup"))
 		rc = cmd_setup(ctx, region, ns, size, prio, force);
 	else if (!strcmp(cmd, "status"))
-		rc = cmd_status(ctx, json);
+		rc = cmd_status(ctx, json ? FMT_JSON : prom ? FMT_PROM : FMT_TEXT);
 	else
 		rc = cmd_off(optind < argc ? argv[optind] : NULL);
 	if (ctx)

@@ -68,6 +68,28 @@ expect 3 "unknown namespace" pmswap setup --namespace namespace9.9
 expect 3 "off with nothing active" pmswap off
 expect 5 "setup as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap setup
 expect 0 "status as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap status
+expect 2 "status --json and --prometheus together" pmswap status --json --prometheus
+
+# --- pmswap run: wrong arguments and environments ---
+expect 2 "run without --memory-max" pmswap run -- true
+expect 2 "run with a bad --memory-max" pmswap run --memory-max 12Q -- true
+expect 2 "run with a bad --swap-max" pmswap run --memory-max 64M --swap-max lots -- true
+expect 2 "run with a bad --policy" pmswap run --memory-max 64M --policy sometimes -- true
+expect 2 "run with a bad --interval" pmswap run --memory-max 64M --interval -1 -- true
+expect 2 "run without a command" pmswap run --memory-max 64M
+has "needs a command"; ok $? "message says run needs a command"
+expect 5 "run as non-root" /sbin/setpriv --reuid=65534 --regid=65534 --clear-groups pmswap run --memory-max 64M -- true
+expect 1 "run without cgroup v2" unshare -m sh -c 'umount /sys/fs/cgroup && pmswap run --memory-max 64M -- true'
+has "cgroup v2 is not mounted"; ok $? "message says cgroup v2 is not mounted"
+expect 127 "run of a command that does not exist" pmswap run --memory-max 64M -- /nonexistent/cmd
+has "cannot run /nonexistent/cmd"; ok $? "message names the command"
+expect 3 "run --policy with no pmem swap active" pmswap run --memory-max 64M --policy never -- true
+expect 7 "run passes the command's exit status on" pmswap run --memory-max 64M -- sh -c 'exit 7'
+has "exited with status 7"; ok $? "report says the command exited with status 7"
+expect 143 "run of a command killed by SIGTERM exits 128+15" pmswap run --memory-max 64M -- sh -c 'kill -TERM $$'
+has "killed by signal 15"; ok $? "report says killed by signal 15"
+ls -d /sys/fs/cgroup/pmswap-run.* >/dev/null 2>&1
+[ $? != 0 ]; ok $? "no pmswap-run cgroup left behind"
 
 # --- setup, use, status, off ---
 expect 0 "setup --size 384M --priority 5" pmswap setup --size 384M --priority 5
@@ -99,6 +121,55 @@ has "\"device\": \"$dev\"" && has '"pmem_swap": true' && has '"thp_swpout_pmd": 
 ok $? "status --json describes $dev and the counters"
 [ "$maps" = none ] || { has '"inplace": "read"' && has '"inplace_copy_avoided_bytes": [0-9]' && has '"pmswap_inplace_map": [0-9]' && has '"inplace_pte_maps": [0-9]' && has '"inplace_pte_maps_around": [0-9]' && has '"pmswap_inplace_pte_map": [0-9]'; }
 ok $? "status --json shows the map-in-place policy and counters"
+
+# --- pmswap status --prometheus: the text exposition format ---
+expect 0 "status --prometheus" pmswap status --prometheus
+echo "$out" | awk '
+/^# HELP / { help[$3] = 1; next }
+/^# TYPE / { if ($4 != "gauge" && $4 != "counter") bad = bad " type:" $3; type[$3] = 1; next }
+/^#/ { next }
+{
+	if ($0 !~ /^pmswap_[a-z0-9_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9]+$/) { bad = bad " line:" NR; next }
+	name = $1; sub(/\{.*/, "", name)
+	if (!(name in type) || !(name in help)) bad = bad " undeclared:" name
+	n++
+}
+END { if (bad != "" || n < 10) { print "bad:" bad " samples " n; exit 1 } }'
+ok $? "every sample is a declared pmswap_ metric with labels and an integer value"
+has "^pmswap_devices 1$" && has "^pmswap_swap_info{device=\"$dev\",.*} 1$" && has "^pmswap_vm_events_total{event=\"thp_swpout_pmd\"} [1-9]"
+ok $? "--prometheus: one device, $dev described, THPs swapped out whole counted"
+
+# --- pmswap run: a workload under a memory limit, with pmem swap ---
+pol0=$(cat "$sysdir/$pdev/inplace" 2>/dev/null || echo none)
+out=$(pmswap run --memory-max 96M --interval 1 -- /pmswap/bin/usemem -s 192 -p 2 2>/tmp/run.err)
+rc=$?
+echo "$out" | sed 's/^/# /'; sed 's/^/# stderr: /' /tmp/run.err
+[ $rc = 0 ] && has "^bad_pages 0$" && has "exited with status 0"
+ok $? "run: usemem 192 MiB in 96 MiB finishes, no bad pages (exit $rc)"
+swp=$(echo "$out" | sed -n 's/.*THPs: [0-9]* faulted in, \([0-9]*\) swapped out whole.*/\1/p')
+[ "${swp:-0}" -ge 1 ]; ok $? "run: the memcg's THPs swapped out whole are counted ($swp)"
+has "memory.max 96 MiB" && has "THP share of anonymous memory: mean"
+ok $? "run: report gives the limit and the THP share"
+grep -q "^pmswap run: *[0-9]*s  memory [0-9]* MiB  swap [0-9]* MiB" /tmp/run.err
+ok $? "run --interval 1: progress lines on stderr"
+out=$(pmswap run --json --memory-max 96M --policy never -- /pmswap/bin/usemem -s 192 -p 1 2>/dev/null)
+rc=$?
+echo "$out" | sed 's/^/# /'
+[ $rc = 0 ] && has '"exit_status": 0, "signal": null' && has '"memory_max": 100663296' &&
+	has '"thp_fault_alloc": [0-9]*, "thp_swpout": [1-9]' && has '"peak_bytes": [0-9]' && has '"host_during_run": {"thp_swpout": [0-9]*, "thp_swpout_pmd": [1-9]'
+ok $? "run --json: exit status, limit, memcg and host counters"
+[ "$pol0" = none ] || has '"policy": "never"'
+ok $? "run --json names the policy it set"
+pol1=$(cat "$sysdir/$pdev/inplace" 2>/dev/null || echo none)
+[ "$pol0" = "$pol1" ]; ok $? "run restored the map-in-place policy ($pol0, now $pol1)"
+out=$(pmswap run --memory-max 64M --swap-max 0 -- /pmswap/bin/usemem -s 192 -p 1 2>/dev/null)
+rc=$?
+echo "$out" | sed 's/^/# /'
+oomk=$(echo "$out" | sed -n 's/.*OOM: \([0-9]*\) kills.*/\1/p')
+[ $rc = 137 ] && has "killed by signal 9" && [ "${oomk:-0}" -ge 1 ]
+ok $? "run --swap-max 0 over the limit: OOM-killed, exit 137, $oomk OOM kills reported"
+ls -d /sys/fs/cgroup/pmswap-run.* >/dev/null 2>&1
+[ $? != 0 ]; ok $? "no pmswap-run cgroup left behind after the runs"
 expect 4 "setup on the active swap namespace refused" pmswap setup --namespace "$pdev"
 has "already active swap"; ok $? "message says it is already swap"
 expect 0 "off" pmswap off
