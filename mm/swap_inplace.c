@@ -229,8 +229,15 @@ pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 	haddr = addr & HPAGE_PMD_MASK;
 	old = pmdp_huge_get_and_clear(mm, haddr, pmd);
 	if (atomic_read(&mm->mm_users)) {
+		/*
+		 * One PMD entry, flushed with a PMD stride: x86's
+		 * flush_tlb_range() (and so flush_pmd_tlb_range()) walks
+		 * 2 MiB in 4 KiB steps, which is past the single-page
+		 * ceiling and becomes a flush of the whole TLB.
+		 */
 		if (addr)
-			flush_pmd_tlb_range(vma, haddr, haddr + HPAGE_PMD_SIZE);
+			flush_tlb_mm_range(mm, haddr, haddr + HPAGE_PMD_SIZE,
+					   PMD_SHIFT, false);
 		else
 			flush_tlb_mm(mm);
 	}
