@@ -119,7 +119,8 @@ $(HDRS)/.stamp: $(PRISTINE)/.pmswap-extracted
 	@$(MAKE) -s -C $(PRISTINE) O=$(HDRS) headers_install INSTALL_HDR_PATH=$(HDRS)/usr >/dev/null
 	@touch $@
 
-$(SELFTESTBIN)/.stamp: $(HDRS)/.stamp Makefile
+UPSTREAM_PATCHES := $(wildcard tests/upstream/patches/*.patch)
+$(SELFTESTBIN)/.stamp: $(HDRS)/.stamp Makefile tests/upstream/build-patched.sh $(UPSTREAM_PATCHES)
 	@echo "selftests: building $(UPSTREAM_TESTS)"
 	@mkdir -p $(SELFTESTBIN)
 	@$(MAKE) -s -C $(KSFT)/mm OUTPUT=$(SELFTESTBIN) \
@@ -127,6 +128,7 @@ $(SELFTESTBIN)/.stamp: $(HDRS)/.stamp Makefile
 		EXTRA_CFLAGS="-static -include $(KSFT)/kselftest.h" LDFLAGS=-static \
 		$(addprefix $(SELFTESTBIN)/,$(UPSTREAM_TESTS)) > $(SELFTESTBIN)/build.log 2>&1 || \
 		{ tail -30 $(SELFTESTBIN)/build.log; exit 1; }
+	@$(REPO)/tests/upstream/build-patched.sh $(KSFT) $(SELFTESTBIN) $(HDRS)
 	@rm -f $(SELFTESTBIN)/*.o
 	@touch $@
 
