@@ -10,6 +10,7 @@ pkgs=(
 	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
 	stress-ng busybox-static util-linux mount
 	libnuma-dev libcap-dev gnuplot-nox
+	systemd
 )
 
 missing=()

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -61,9 +62,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pmswap setup [--region REGION | --namespace NAMESPACE] [--size SIZE]\n"
-"                    [--priority PRIO] [--force]\n"
+"                    [--priority PRIO] [--policy never|read|always] [--force]\n"
+"                    [--persist]\n"
 "       pmswap status [--json | --prometheus]\n"
-"       pmswap off [DEVICE]\n"
+"       pmswap off [DEVICE | NAMESPACE] [--persist]\n"
 "       pmswap run --memory-max SIZE [--swap-max SIZE] [--policy P]\n"
 "                  [--interval SECS] [--json] -- CMD [ARG...]\n"
 "       pmswap --help | --version\n"
@@ -74,9 +76,14 @@ static void usage(FILE *f)
 "        one is created in REGION (default: the first pmem region with room).\n"
 "        SIZE takes K, M, G suffixes (default: the largest free extent).\n"
 "        Refuses a namespace that is active swap or holds a filesystem unless\n"
-"        --force; never touches a mounted one.\n"
+"        --force; never touches a mounted one. NAMESPACE may be a name,\n"
+"        a pmem device or the UUID of the namespace. --policy sets the\n"
+"        device's map-in-place policy. --persist also writes and enables\n"
+"        a systemd unit, pmswap.service, that does the same setup at boot\n"
+"        (the namespace by UUID, with the same priority and policy).\n"
 "status  list pmem swap devices: size, use, huge extents, I/O path, counters.\n"
-"off     swapoff DEVICE (default: every pmem swap device).\n"
+"off     swapoff DEVICE or NAMESPACE (default: every pmem swap device);\n"
+"        --persist also removes pmswap.service.\n"
 "run     run CMD in a new memory cgroup with these limits, show its memory\n"
 "        while it runs, and report peak, swap, OOM kills and THPs at its exit;\n"
 "        --policy sets every pmem swap device's map-in-place policy for the run.\n"
@@ -288,6 +295,41 @@ static const char *ns_blockdev(struct ndctl_namespace *ndns)
 	return ndctl_namespace_get_block_device(ndns);
 }
 
+/*
+ * The UUID "ndctl list" shows for @ndns, in @out: that of its fsdax (pfn)
+ * device, written in the pfn info block on the media, or else the one in
+ * the namespace's label (@raw: always the label's). False if it has none
+ * (a namespace without labels).
+ */
+static bool ns_uuid(struct ndctl_namespace *ndns, bool raw, char out[37])
+{
+	struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
+	uuid_t uu;
+
+	if (pfn && !raw)
+		ndctl_pfn_get_uuid(pfn, uu);
+	else
+		ndctl_namespace_get_uuid(ndns, uu);
+	if (uuid_is_null(uu))
+		return false;
+	uuid_unparse_lower(uu, out);
+	return true;
+}
+
+/* Does @name name @ndns: its device name, block device or either UUID? */
+static bool ns_named(struct ndctl_namespace *ndns, const char *name)
+{
+	const char *b = ns_blockdev(ndns);
+	char uu[37];
+
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	return !strcmp(ndctl_namespace_get_devname(ndns), name) ||
+	       (b && !strcmp(b, name)) ||
+	       (ns_uuid(ndns, false, uu) && !strcasecmp(uu, name)) ||
+	       (ns_uuid(ndns, true, uu) && !strcasecmp(uu, name));
+}
+
 static struct ndctl_namespace *find_ns_by_blockdev(struct ndctl_ctx *ctx,
 						   const char *blk)
 {
@@ -440,9 +482,32 @@ static struct ndctl_region *find_region(struct ndctl_ctx *ctx, const char *name)
 	return NULL;
 }
 
+/* Set the map-in-place policy of pmem swap device @blk ("pmem0"). */
+static int setup_policy(const char *blk, const char *policy)
+{
+	char path[160];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), SYS_PMEM "/%s/inplace", blk);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		n = write(fd, policy, strlen(policy));
+		if (close(fd))
+			n = -1;
+	}
+	if (n != (ssize_t)strlen(policy)) {
+		err("cannot set the map-in-place policy %s to %s: %s\n", path,
+		    policy, strerror(errno));
+		return EXIT_FAIL;
+	}
+	printf("/dev/%s: map-in-place policy %s\n", blk, policy);
+	return EXIT_OK;
+}
+
 static int cmd_setup(struct ndctl_ctx *ctx, const char *region_name,
 		     const char *ns_name, unsigned long long size, int prio,
-		     bool force)
+		     bool force, const char *policy, bool persist)
 {
 	struct ndctl_region *region = NULL;
 	struct ndctl_namespace *ndns;
@@ -454,23 +519,16 @@ static int cmd_setup(struct ndctl_ctx *ctx, const char *region_name,
 	int rc, flags = 0;
 
 	if (ns_name) {
-		const char *name = ns_name;
-
-		if (!strncmp(name, "/dev/", 5))
-			name += 5;
 		ndctl_bus_foreach(ctx, bus)
 			ndctl_region_foreach(bus, region)
 				ndctl_namespace_foreach(region, ndns) {
-					const char *b = ns_blockdev(ndns);
-
-					if (strcmp(ndctl_namespace_get_devname(ndns), name) &&
-					    (!b || strcmp(b, name)))
+					if (!ns_named(ndns, ns_name))
 						continue;
 					t.ndns = ndns;
 					t.region = region;
 				}
 		if (!t.ndns) {
-			err("no namespace or pmem device named '%s' (see 'ndctl list -N')\n",
+			err("no namespace, pmem device or namespace UUID '%s' (see 'ndctl list -N')\n",
 			    ns_name);
 			return EXIT_NOTFOUND;
 		}
@@ -580,6 +638,26 @@ static int cmd_setup(struct ndctl_ctx *ctx, const char *region_name,
 	else
 		printf("%s (%s) is swap through the block layer: this kernel has no pmswap pmem backend\n",
 		       dev, ndctl_namespace_get_devname(t.ndns));
+	if (policy) {
+		rc = setup_policy(t.blk, policy);
+		if (rc)
+			return rc;
+	}
+	if (persist) {
+		char uu[37];
+
+		/*
+		 * A namespace without labels (memmap=, e820 pmem, an NVDIMM
+		 * without a label area) has no UUID: its name stays the
+		 * same as long as the regions do.
+		 */
+		if (ns_uuid(t.ndns, false, uu))
+			return persist_write(uu, prio, policy);
+		printf("%s has no UUID (no labels): the unit names it by its device name\n",
+		       ndctl_namespace_get_devname(t.ndns));
+		return persist_write(ndctl_namespace_get_devname(t.ndns), prio,
+				     policy);
+	}
 	return EXIT_OK;
 }
 
@@ -870,15 +948,39 @@ static int cmd_status(struct ndctl_ctx *ctx, enum status_fmt fmt)
 	return EXIT_OK;
 }
 
-static int cmd_off(const char *which)
+static int cmd_off(struct ndctl_ctx *ctx, const char *which, bool persist)
 {
 	struct swapent sw[32];
 	int i, n = read_swaps(sw, 32), done = 0, rc = EXIT_OK;
 	char want[300] = "";
 
-	if (which)
-		snprintf(want, sizeof(want), "%s%s",
-			 strncmp(which, "/dev/", 5) ? "/dev/" : "", which);
+	if (persist) {
+		rc = persist_remove();
+		if (rc == EXIT_FAIL)
+			return rc;
+		/* nothing persisted and nothing to swap off: say both */
+		if (rc == EXIT_NOTFOUND)
+			persist = false;
+		rc = EXIT_OK;
+	}
+	if (which) {
+		struct ndctl_namespace *ndns = NULL, *it;
+		struct ndctl_region *region;
+		struct ndctl_bus *bus;
+
+		/* a namespace (name or UUID) stands for its block device */
+		if (ctx)
+			ndctl_bus_foreach(ctx, bus)
+				ndctl_region_foreach(bus, region)
+					ndctl_namespace_foreach(region, it)
+						if (ns_named(it, which))
+							ndns = it;
+		if (ndns && ns_blockdev(ndns))
+			snprintf(want, sizeof(want), "/dev/%s", ns_blockdev(ndns));
+		else
+			snprintf(want, sizeof(want), "%s%s",
+				 strncmp(which, "/dev/", 5) ? "/dev/" : "", which);
+	}
 	for (i = 0; i < n; i++) {
 		const char *blk = strrchr(sw[i].dev, '/');
 
@@ -895,6 +997,9 @@ static int cmd_off(const char *which)
 		}
 	}
 	if (!done) {
+		/* off --persist with the swap already off did its job */
+		if (persist)
+			return EXIT_OK;
 		if (which)
 			err("%s is not active swap\n", want);
 		else
@@ -912,15 +1017,17 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "priority", required_argument, NULL, 'p' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "policy", required_argument, NULL, 'o' },
+		{ "persist", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = NULL, *region = NULL, *ns = NULL;
+	const char *cmd = NULL, *region = NULL, *ns = NULL, *policy = NULL;
 	unsigned long long size = 0;
-	bool force = false, json = false, prom = false;
+	bool force = false, json = false, prom = false, persist = false;
 	struct ndctl_ctx *ctx = NULL;
 	int c, prio = -1, rc;
 	char *end;
@@ -928,7 +1035,7 @@ int main(int argc, char **argv)
 	/* run takes its own options, and CMD's after "--" */
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "r:n:s:p:fjPhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:n:s:p:fo:kjPhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': region = optarg; break;
 		case 'n': ns = optarg; break;
@@ -949,6 +1056,15 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'f': force = true; break;
+		case 'o':
+			if (strcmp(optarg, "never") && strcmp(optarg, "read") &&
+			    strcmp(optarg, "always")) {
+				err("bad --policy '%s' (never, read or always)\n", optarg);
+				return EXIT_USAGE;
+			}
+			policy = optarg;
+			break;
+		case 'k': persist = true; break;
 		case 'j': json = true; break;
 		case 'P': prom = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -971,8 +1087,13 @@ int main(int argc, char **argv)
 		err("unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (strcmp(cmd, "setup") && (region || ns || size || prio >= 0 || force)) {
-		err("--region, --namespace, --size, --priority and --force are for 'setup'\n");
+	if (strcmp(cmd, "setup") && (region || ns || size || prio >= 0 || force ||
+				     policy)) {
+		err("--region, --namespace, --size, --priority, --force and --policy are for 'setup'\n");
+		return EXIT_USAGE;
+	}
+	if (persist && !strcmp(cmd, "status")) {
+		err("--persist is for 'setup' and 'off'\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "status") && (json || prom)) {
@@ -992,7 +1113,8 @@ int main(int argc, char **argv)
 		return EXIT_PERM;
 	}
 
-	if (strcmp(cmd, "off")) {
+	/* off needs libndctl only to turn a namespace name or UUID into a device */
+	if (strcmp(cmd, "off") || optind < argc) {
 		rc = ndctl_new(&ctx);
 		if (rc) {
 			err("cannot open libndctl: %s\n", strerror(-rc));
@@ -1002,11 +1124,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!strcmp(cmd, "setup"))
-		rc = cmd_setup(ctx, region, ns, size, prio, force);
+		rc = cmd_setup(ctx, region, ns, size, prio, force, policy, persist);
 	else if (!strcmp(cmd, "status"))
 		rc = cmd_status(ctx, json ? FMT_JSON : prom ? FMT_PROM : FMT_TEXT);
 	else
-		rc = cmd_off(optind < argc ? argv[optind] : NULL);
+		rc = cmd_off(ctx, optind < argc ? argv[optind] : NULL, persist);
 	if (ctx)
 		ndctl_unref(ctx);
 	return rc;

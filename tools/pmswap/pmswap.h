@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmswap tool: what its commands share (pmswap.c: setup, status, off;
- * run.c: run).
+ * run.c: run; persist.c: setup/off --persist).
  */
 #ifndef PMSWAP_TOOL_H
 #define PMSWAP_TOOL_H
@@ -33,5 +33,9 @@ extern const char *const pmswap_vm_keys[];
 extern const size_t pmswap_nr_vm_keys;
 
 int cmd_run(int argc, char **argv);
+
+/* persist.c: write and enable, or remove, pmswap.service */
+int persist_write(const char *id, int prio, const char *policy);
+int persist_remove(void);
 
 #endif

@@ -178,6 +178,51 @@ expect 0 "setup again reuses the pmswap namespace" pmswap setup
 ! has "created"; ok $? "no new namespace created"
 expect 0 "off $dev" pmswap off "$dev"
 
+# --- setup --persist: a systemd unit that sets it up again at boot ---
+# No systemd in the guest: the unit goes to a scratch directory, and "boot"
+# is running its ExecStart line by hand, then its ExecStop line.
+units=/tmp/units
+rm -rf $units; mkdir -p $units
+export PMSWAP_SYSTEMD_DIR=$units
+expect 2 "--persist with status" pmswap status --persist
+expect 2 "--policy outside setup" pmswap off --policy read
+expect 2 "setup with a bad --policy" pmswap setup --policy sometimes
+expect 3 "off --persist with nothing persisted and nothing active" pmswap off --persist
+has "nothing was persisted"; ok $? "message says nothing was persisted"
+expect 0 "setup --priority 7 --policy never --persist" pmswap setup --priority 7 --policy never --persist
+unit=$units/pmswap.service
+sed 's/^/# unit: /' $unit 2>/dev/null
+pns=$(ndctl list -N 2>/dev/null | tr -d ' \n' | sed 's/},{/}\n{/g' | grep "\"blockdev\":\"$pdev\"" | sed -n 's/.*"uuid":"\([^"]*\)".*/\1/p' | head -1)
+echo "# $pdev: namespace uuid ${pns:-none}"
+start=$(sed -n 's/^ExecStart=//p' $unit 2>/dev/null)
+stop=$(sed -n 's/^ExecStop=//p' $unit 2>/dev/null)
+[ -n "$pns" ] && echo "$start" | grep -q -- "setup --namespace $pns --priority 7 --policy never$" &&
+	echo "$stop" | grep -q -- "off $pns$" && grep -q "^WantedBy=swap.target$" $unit &&
+	[ "$(readlink $units/swap.target.wants/pmswap.service)" = ../pmswap.service ]
+ok $? "pmswap.service: the namespace by UUID, priority and policy, enabled for swap.target"
+grep -q '\[never\]' "$sysdir/$pdev/inplace"
+ok $? "setup --policy never set the policy of $pdev ($(cat "$sysdir/$pdev/inplace" 2>&1))"
+expect 0 "the unit's ExecStop swaps off by UUID" $stop
+! grep -q pmem /proc/swaps; ok $? "no pmem swap left after ExecStop"
+expect 0 "the unit's ExecStart brings it back" $start
+awk -v d="/dev/$pdev" '$1 == d && $5 == 7 { f = 1 } END { exit !f }' /proc/swaps &&
+	grep -q '\[never\]' "$sysdir/$pdev/inplace"
+ok $? "after ExecStart: /dev/$pdev is swap again with priority 7 and policy never"
+/pmswap/bin/roundtrip -s 64 > /tmp/rt.out 2>&1
+rt=$?; sed 's/^/# /' /tmp/rt.out
+[ $rt = 0 ] && grep -q "^verify_bad_pages 0$" /tmp/rt.out
+ok $? "64 MiB THP round trip through the swap the unit set up"
+expect 0 "off --persist" pmswap off --persist
+[ ! -e $unit ] && [ ! -e $units/swap.target.wants/pmswap.service ] && ! grep -q pmem /proc/swaps
+ok $? "off --persist removed the unit and its enablement, and swapped off"
+expect 3 "setup --namespace with an unknown UUID" pmswap setup --namespace 01234567-89ab-cdef-0123-456789abcdef
+chmod 500 $units
+expect 1 "setup --persist into a directory it cannot write" /sbin/setpriv --inh-caps=-dac_override --bounding-set=-dac_override pmswap setup --persist
+has "swap is on for this boot only"; ok $? "message says swap is on for this boot only"
+chmod 755 $units
+pmswap off >/dev/null 2>&1
+unset PMSWAP_SYSTEMD_DIR
+
 # --- a namespace holding a filesystem, and a mounted one ---
 if create_ns -m fsdax --align 2M -s 64M -n other; then
 	fsblk=$blk fsns=$ns
