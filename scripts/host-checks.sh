@@ -10,6 +10,8 @@
 # LOGDIR/host.out.
 set -uo pipefail
 tree=$1 repo=$2 logs=$3
+# host tests that configure kernels do it in the same build directory
+export PMSWAP_BUILD=${PMSWAP_BUILD:-$(cd "$tree/.." && pwd)}
 mkdir -p "$logs"
 out=$logs/host.out
 tests=()

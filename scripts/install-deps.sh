@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages pmswap needs, only those that are missing.
+# install-deps.sh [PACKAGE...]: install the Debian packages pmswap needs,
+# and any named, only those that are missing.
 set -euo pipefail
 
 pkgs=(
@@ -10,7 +11,8 @@ pkgs=(
 	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
 	stress-ng busybox-static util-linux mount
 	libnuma-dev libcap-dev gnuplot-nox
-	systemd
+	linux-config-6.12 systemd
+	"$@"
 )
 
 missing=()
