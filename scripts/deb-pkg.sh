@@ -14,9 +14,11 @@ set -euo pipefail
 build=$(realpath -m "$1") repo=$(realpath "$2") base=$3
 obj=$build/obj-deb src=$build/src-pmswap
 "$repo/scripts/deb-config.sh" "$build" "$repo" "$base" "$obj"
-if grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$obj/.config"; then
-	"$repo/scripts/install-deps.sh" dwarves	# pahole, for BTF
-fi
+# what the kernel's generated debian/control asks for (dpkg-buildpackage
+# checks it for a binary build), and pahole when BTF is on
+extra=(debhelper kmod)
+grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$obj/.config" && extra+=(dwarves)
+"$repo/scripts/install-deps.sh" "${extra[@]}"
 ver=$(make -s -C "$src" kernelversion)
 jobs=$(( $(nproc) + 1 ))
 echo "deb-pkg: building $ver-pmswap packages in $obj with -j$jobs (from $(basename "$base"))"
