@@ -48,6 +48,7 @@
 
 #include <linux/hugetlb.h>
 #include <linux/log2.h>
+#include <linux/maple_tree.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -115,6 +116,14 @@ struct inplace_dev {
 };
 
 static struct inplace_dev *inplace_devs[MAX_SWAPFILES];
+/*
+ * The pfns of every device's swap area, [pfn0, pfn0 + max), each range
+ * pointing to its inplace_dev: a revert finds the device of a pfn with
+ * one lookup. Written at swapon and swapoff under pmswap_pmem_lock (and
+ * the tree's own lock); read under RCU, which mtree_load() takes.
+ */
+static struct maple_tree inplace_pfns = MTREE_INIT(inplace_pfns,
+						   MT_FLAGS_USE_RCU);
 /* pages mapped in place, by PMDs and PTEs */
 static atomic_long_t inplace_pages = ATOMIC_LONG_INIT(0);
 
@@ -136,22 +145,13 @@ static struct inplace_dev *inplace_dev_of(struct swap_info_struct *si)
 }
 
 /*
- * The device whose swap area holds @pfn. Called for a PMD that maps
- * @pfn in place: swapoff reverts every such PMD before the device goes,
- * so the device is there.
+ * The device whose swap area holds @pfn, or NULL. Called for a PMD or PTE
+ * that maps @pfn in place: swapoff reverts every such entry before the
+ * device goes, so the device is there.
  */
 static struct inplace_dev *inplace_dev_of_pfn(unsigned long pfn)
 {
-	int i;
-
-	for (i = 0; i < MAX_SWAPFILES; i++) {
-		/* pairs with smp_store_release() in pmswap_inplace_swapon() */
-		struct inplace_dev *d = smp_load_acquire(&inplace_devs[i]);
-
-		if (d && pfn >= d->pfn0 && pfn < d->pfn0 + d->max)
-			return d;
-	}
-	return NULL;
+	return mtree_load(&inplace_pfns, pfn);
 }
 
 static unsigned long inplace_extent(struct inplace_dev *d, unsigned long pfn)
@@ -1269,8 +1269,17 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 		inplace_dev_free(d);
 		goto nomem;
 	}
-	/* d is fully set up before lookups can see it */
+	/* the tree publishes d with rcu_assign_pointer(): set up before */
+	mutex_lock(&pmswap_pmem_lock);
+	if (mtree_store_range(&inplace_pfns, d->pfn0, d->pfn0 + d->max - 1, d,
+			      GFP_KERNEL)) {
+		mutex_unlock(&pmswap_pmem_lock);
+		inplace_dev_free(d);
+		goto nomem;
+	}
+	/* d is fully set up before lookups by type can see it */
 	smp_store_release(&inplace_devs[si->type], d);
+	mutex_unlock(&pmswap_pmem_lock);
 	if (sysfs_create_group(&pd->kobj, &inplace_dev_group))
 		pr_warn("%pg: no sysfs files for map in place\n", si->bdev);
 	return;
@@ -1296,8 +1305,9 @@ void pmswap_inplace_swapoff(struct swap_info_struct *si)
 	/* a memory failure notification uses the device under this lock */
 	mutex_lock(&pmswap_pmem_lock);
 	WRITE_ONCE(inplace_devs[si->type], NULL);
+	mtree_erase(&inplace_pfns, d->pfn0);
 	mutex_unlock(&pmswap_pmem_lock);
-	/* lookups by pfn happen under a page table lock */
+	/* lookups by pfn happen under a page table lock or RCU */
 	synchronize_rcu();
 	inplace_dev_free(d);
 }
