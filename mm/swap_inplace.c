@@ -577,6 +577,7 @@ static pte_t inplace_pte_revert(struct inplace_dev *d,
 	pte_t old, new;
 	bool rw;
 
+	lockdep_assert_held(ptep_lockptr(mm, ptep));
 	if (flags & PMSWAP_REVERT_NOFLUSH)
 		old = ptep_get_and_clear(mm, addr, ptep);
 	else
@@ -707,6 +708,7 @@ static void inplace_pte_install(struct inplace_dev *d,
 				pte_t *ptep, pte_t pte, unsigned long off,
 				bool excl)
 {
+	lockdep_assert_held(ptep_lockptr(vma->vm_mm, ptep));
 	/* readahead leaves the slot alone from now on (as for a PMD) */
 	if (pte_write(pte))
 		inplace_set_rw(d->pte_rw, off);
