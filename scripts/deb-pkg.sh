@@ -13,12 +13,22 @@
 set -euo pipefail
 build=$(realpath -m "$1") repo=$(realpath "$2") base=$3
 obj=$build/obj-deb src=$build/src-pmswap
-"$repo/scripts/deb-config.sh" "$build" "$repo" "$base" "$obj"
 # what the kernel's generated debian/control asks for (dpkg-buildpackage
-# checks it for a binary build), and pahole when BTF is on
+# checks it for a binary build), and pahole when the base has BTF on:
+# before the configuration, as Kconfig drops DEBUG_INFO_BTF without it
 extra=(debhelper kmod)
-grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$obj/.config" && extra+=(dwarves)
+case "$base" in
+*.xz) cat=xzcat ;;
+*) cat=cat ;;
+esac
+$cat "$base" 2>/dev/null | grep -qx 'CONFIG_DEBUG_INFO_BTF=y' && extra+=(dwarves)
 "$repo/scripts/install-deps.sh" "${extra[@]}"
+"$repo/scripts/deb-config.sh" "$build" "$repo" "$base" "$obj"
+if $cat "$base" | grep -qx 'CONFIG_DEBUG_INFO_BTF=y' &&
+   ! grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$obj/.config"; then
+	echo "deb-pkg: the base has BTF, the merged configuration lost it (pahole missing?)" >&2
+	exit 1
+fi
 ver=$(make -s -C "$src" kernelversion)
 jobs=$(( $(nproc) + 1 ))
 echo "deb-pkg: building $ver-pmswap packages in $obj with -j$jobs (from $(basename "$base"))"

@@ -4,15 +4,13 @@
  * boot, through one systemd service.
  *
  * Why a service and not a .swap unit: the map-in-place policy is a
- * per-device sysfs file that exists only once the device is swap, a
- * volatile target (DRAM given as pmem with memmap=, a CXL region backed
- * by volatile memory) has lost its swap signature at boot and needs
- * mkswap again, and /dev/pmemN names depend on probe order.
- * "pmswap setup --namespace UUID" covers all three: it finds the
- * namespace by the UUID in its label (by its name if it has no labels,
- * as memmap= pmem has not), refuses it if a filesystem appeared on it
- * since (no --force at boot), writes the swap signature, swaps on and
- * sets the policy.
+ * per-device sysfs file that exists only once the device is swap, and
+ * /dev/pmemN names depend on probe order. "pmswap setup --namespace
+ * UUID" finds the namespace by the UUID "ndctl list" shows (kept in the
+ * fsdax info block on the media), refuses it if a filesystem appeared on
+ * it since (no --force at boot), writes the swap signature, swaps on and
+ * sets the policy. A volatile target (memmap= pmem) loses that info
+ * block at reboot and is not supported. There is one unit.
  *
  * The unit goes to /etc/systemd/system (PMSWAP_SYSTEMD_DIR overrides it,
  * for tests and image builders), enabled the way "systemctl enable" does
@@ -117,14 +115,15 @@ int persist_write(const char *id, int prio, const char *policy)
 	}
 	snprintf(dir, sizeof(dir), "%s/" WANTS, d);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		err("--persist: cannot create %s: %s\n", dir, strerror(errno));
+		err("--persist: cannot create %s: %s (swap is on for this boot only; %s is written but not enabled)\n",
+		    dir, strerror(errno), path);
 		return EXIT_FAIL;
 	}
 	snprintf(link, sizeof(link), "%s/" UNIT, dir);
 	unlink(link);
 	if (symlink("../" UNIT, link)) {
-		err("--persist: cannot enable %s (symlink %s): %s\n", path, link,
-		    strerror(errno));
+		err("--persist: cannot enable %s (symlink %s): %s (swap is on for this boot only)\n",
+		    path, link, strerror(errno));
 		return EXIT_FAIL;
 	}
 	daemon_reload();

@@ -998,7 +998,7 @@ static int cmd_off(struct ndctl_ctx *ctx, const char *which, bool persist)
 	}
 	if (!done) {
 		/* off --persist with the swap already off did its job */
-		if (persist)
+		if (persist && !which)
 			return EXIT_OK;
 		if (which)
 			err("%s is not active swap\n", want);
