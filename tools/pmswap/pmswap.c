@@ -112,6 +112,15 @@ int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+bool policy_ok(const char *policy)
+{
+	if (!strcmp(policy, "never") || !strcmp(policy, "read") ||
+	    !strcmp(policy, "always"))
+		return true;
+	err("bad --policy '%s' (never, read or always)\n", policy);
+	return false;
+}
+
 /* Value of "key N" in a key-value file such as /proc/vmstat; -1 if absent. */
 long kv_get(const char *path, const char *key)
 {
@@ -1057,11 +1066,8 @@ int main(int argc, char **argv)
 			break;
 		case 'f': force = true; break;
 		case 'o':
-			if (strcmp(optarg, "never") && strcmp(optarg, "read") &&
-			    strcmp(optarg, "always")) {
-				err("bad --policy '%s' (never, read or always)\n", optarg);
+			if (!policy_ok(optarg))
 				return EXIT_USAGE;
-			}
 			policy = optarg;
 			break;
 		case 'k': persist = true; break;

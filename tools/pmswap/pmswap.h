@@ -27,6 +27,8 @@ int read_file(const char *path, char *buf, size_t len);
 long kv_get(const char *path, const char *key);
 /* "512M", "1G", "4096": bytes; 0, or -1 if not a size (0 is not one) */
 int parse_size(const char *s, unsigned long long *out);
+/* a map-in-place policy name (never, read, always)? If not, says so */
+bool policy_ok(const char *policy);
 
 /* the vmstat counters status and run report, in that order */
 extern const char *const pmswap_vm_keys[];

@@ -257,11 +257,8 @@ int cmd_run(int argc, char **argv)
 			have_swap_max = true;
 			break;
 		case 'p':
-			if (strcmp(optarg, "never") && strcmp(optarg, "read") &&
-			    strcmp(optarg, "always")) {
-				err("bad --policy '%s' (never, read or always)\n", optarg);
+			if (!policy_ok(optarg))
 				return EXIT_USAGE;
-			}
 			policy = optarg;
 			break;
 		case 'i':
