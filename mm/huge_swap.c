@@ -922,6 +922,7 @@ void huge_swap_unuse_pmd(struct vm_area_struct *vma, pmd_t *pmd,
 	if (!is_huge_swap_pmd(vmf.orig_pmd) ||
 	    swp_type(pmd_to_swp_entry(vmf.orig_pmd)) != type)
 		return;
+	pmswap_race_window(PMSWAP_RACE_UNUSE_PMD);
 	do_huge_pmd_swap_page(&vmf);
 	huge_swap_split_pmd(vma, pmd, haddr, vmf.orig_pmd);
 }

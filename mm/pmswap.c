@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmswap: the /sys/kernel/mm/pmswap directory that the pmswap features
- * (huge swap entries, the pmem swap backend) hang their knobs from.
+ * (huge swap entries, the pmem swap backend) hang their knobs from, and
+ * the race windows that tests widen.
  *
  * Copyright (C) 2026 pmswap developers
  */
 
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
+#include <linux/minmax.h>
 #include <linux/sysfs.h>
 
 #include "pmswap.h"
@@ -40,3 +45,69 @@ static int __init pmswap_sysfs_init(void)
 	return pmswap_kobj ? 0 : -ENOMEM;
 }
 arch_initcall(pmswap_sysfs_init);
+
+#ifdef CONFIG_PMSWAP_RACE_WINDOWS
+/* No sleep in a window lasts longer, whatever delay_ms says. */
+#define PMSWAP_RACE_MAX_MS	30000U
+
+/*
+ * One race window. @left: passes still to delay, taken one at a time
+ * with atomic_dec_if_positive(); @delay_ms: read again every 20 ms while
+ * a pass sleeps, so lowering it ends the sleep; @hits: passes that slept.
+ * All three are written from debugfs at any time; no lock.
+ */
+struct pmswap_race_window {
+	const char *name;
+	atomic_t left;
+	u32 delay_ms;
+	atomic_t hits;
+};
+
+static struct pmswap_race_window pmswap_race_windows[PMSWAP_RACE_NR] = {
+	[PMSWAP_RACE_INPLACE_MAP] = { .name = "inplace_map" },
+	[PMSWAP_RACE_UNUSE_PMD] = { .name = "unuse_pmd" },
+};
+
+/**
+ * pmswap_race_window - sleep here if a test armed window @id
+ * @id: the window
+ *
+ * Context: process context, may sleep; no spinlock held.
+ */
+void pmswap_race_window(enum pmswap_race id)
+{
+	struct pmswap_race_window *w = &pmswap_race_windows[id];
+	unsigned int slept = 0;
+
+	might_sleep();
+	if (likely(!atomic_read(&w->left)))
+		return;
+	if (atomic_dec_if_positive(&w->left) < 0)
+		return;
+	atomic_inc(&w->hits);
+	while (slept < min(READ_ONCE(w->delay_ms), PMSWAP_RACE_MAX_MS)) {
+		msleep(20);
+		slept += 20;
+	}
+}
+
+static int __init pmswap_race_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("pmswap", NULL);
+	struct pmswap_race_window *w;
+	char name[64];
+
+	dir = debugfs_create_dir("race", dir);
+	for (w = pmswap_race_windows; w < pmswap_race_windows + PMSWAP_RACE_NR;
+	     w++) {
+		snprintf(name, sizeof(name), "%s_left", w->name);
+		debugfs_create_atomic_t(name, 0600, dir, &w->left);
+		snprintf(name, sizeof(name), "%s_delay_ms", w->name);
+		debugfs_create_u32(name, 0600, dir, &w->delay_ms);
+		snprintf(name, sizeof(name), "%s_hits", w->name);
+		debugfs_create_atomic_t(name, 0400, dir, &w->hits);
+	}
+	return 0;
+}
+late_initcall(pmswap_race_init);
+#endif

@@ -69,6 +69,28 @@ static inline bool pmswap_inplace_active(struct swap_info_struct *si)
 }
 #endif
 
+/*
+ * Race windows (CONFIG_PMSWAP_RACE_WINDOWS): points between a lockless
+ * check and the locked step that depends on it, where a test may make
+ * the path sleep so that the racing path runs inside the window. Each
+ * caller may sleep there.
+ */
+enum pmswap_race {
+	/* a fault mapping pmem in place: after its checks, before the PMD lock */
+	PMSWAP_RACE_INPLACE_MAP,
+	/* swapoff: after reading a huge swap entry, before acting on it */
+	PMSWAP_RACE_UNUSE_PMD,
+	PMSWAP_RACE_NR,
+};
+
+#ifdef CONFIG_PMSWAP_RACE_WINDOWS
+void pmswap_race_window(enum pmswap_race id);
+#else
+static inline void pmswap_race_window(enum pmswap_race id)
+{
+}
+#endif
+
 /* /sys/kernel/mm/pmswap; NULL if it could not be created. */
 extern struct kobject *pmswap_kobj;
 

@@ -487,6 +487,7 @@ int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 	if (swapcache_prepare(entry, HPAGE_PMD_NR))
 		return -EBUSY;
 
+	pmswap_race_window(PMSWAP_RACE_INPLACE_MAP);
 	spin_lock(ptl);
 	/*
 	 * A memory failure or a namespace removal may have hit the extent

@@ -37,6 +37,13 @@
  * Then swapoff of the dead device (with the victim alive; by /dev/<disk>,
  * else by a node made with its old device number) must return, and the
  * victim reads again under the same rule.
+ * The removal also races a fault (issue 14 item 4): the victim reads a
+ * THP it has not touched yet, and the kernel's race window "inplace_map"
+ * holds that fault after its checks, before it takes the PMD lock to map
+ * the extent in place, until the unbind is over. The removal's walk
+ * passes the PMD while it still holds the swap entry; the fault must
+ * then see the dead device under the lock and not map released pmem
+ * (the checks above find such a mapping: PmswapInPlace, the marker).
  *
  * All of them leave the device damaged for good (QEMU cannot clear
  * poison; unbind removes the swap device): run last in a boot, fullbb
@@ -627,6 +634,8 @@ static void do_fullbb(const char *policy)
 #define VICTIM_PAGES	(VICTIM_SIZE / PT_PAGE_SIZE)
 #define VICTIM_TOUCH	(16 * PT_MIB)
 #define VICTIM_SEED	6464
+/* the THP whose fault waits in the inplace_map window during the unbind */
+#define VICTIM_RACE_PAGE	(40 * PT_MIB / PT_PAGE_SIZE)
 
 struct victim_ready {
 	long swap_pmd_kb, inplace_kb, touch_bad;
@@ -729,6 +738,16 @@ static int victim(int in, int out)
 		return 11;
 	if (read(in, &go, 1) != 1)
 		return 12;
+	if (go == 'r') {
+		/* a fault that waits in the inplace_map window */
+		int r = read_page(mem, VICTIM_RACE_PAGE * PT_PAGE_SIZE,
+				  VICTIM_SEED);
+
+		if (write(out, &r, sizeof(r)) != sizeof(r))
+			return 16;
+		if (read(in, &go, 1) != 1)
+			return 12;
+	}
 	victim_read(mem, &rep);
 	if (write(out, &rep, sizeof(rep)) != sizeof(rep))
 		return 13;
@@ -905,13 +924,14 @@ static void do_unbind(void)
 	struct victim_report rep;
 	struct victim_ready rd;
 	unsigned long start = 0, size = 0, phys0;
-	int to_v[2], from_v[2], err, st = -1, i;
-	bool got;
+	int to_v[2], from_v[2], err, st = -1, i, racer = -1;
+	bool got, races, raced = false;
+	long hits0 = 0;
 	struct stat sb;
 	dev_t rdev = 0;
 	pid_t pid;
 
-	ksft_set_plan(12);
+	ksft_set_plan(13);
 	/* the namespace's pfn device (fsdax) that nd_pmem drives */
 	snprintf(path, sizeof(path), "/sys/block/%s/device", disk);
 	if (link_name(path, pfn, sizeof(pfn)))
@@ -958,12 +978,44 @@ static void do_unbind(void)
 			 rd.inplace_kb, rd.touch_bad);
 	show_file("swaps", "/proc/swaps");
 
+	/* a fault of the victim waits in the inplace_map window */
+	races = pt_race_available();
+	if (races) {
+		hits0 = pt_race_hits("inplace_map");
+		races = !pt_race_arm("inplace_map", 30000) &&
+			write(to_v[1], "r", 1) == 1;
+		raced = races && pt_race_wait("inplace_map", hits0, 120);
+	}
+
 	/* remove the namespace under the swap device */
 	snprintf(path, sizeof(path), ND_PMEM "/unbind");
 	ksft_print_msg("echo %s > %s\n", pfn, path);
 	err = write_file_timeout(path, pfn, 300);
 	ksft_test_result(!err, "unbind %s from nd_pmem: %s\n", pfn,
 			 err ? strerror(-err) : "done");
+	if (races) {
+		long hits1 = pt_race_hits("inplace_map");
+		struct pollfd pf = { .fd = from_v[0], .events = POLLIN };
+		/* no answer yet: the fault was in the window all along */
+		bool held = poll(&pf, 1, 0) == 0;
+
+		/* let the fault go on, on a dead device */
+		pt_race_release("inplace_map");
+		if (read_timeout(from_v[0], &racer, sizeof(racer), 300))
+			racer = -1;
+		ksft_print_msg("racing fault: %s the inplace_map window %s the unbind (hits %ld -> %ld), then read page %ld: %s\n",
+			       raced ? "waited in" : "NEVER reached",
+			       held ? "until after" : "but NOT until after", hits0,
+			       hits1, (long)VICTIM_RACE_PAGE,
+			       racer == RP_OK ? "its data" :
+			       racer == RP_BUS ? "SIGBUS" :
+			       racer < 0 ? "no answer" : "WRONG data");
+		ksft_test_result(raced && held && hits1 == hits0 + 1 &&
+				 (racer == RP_OK || racer == RP_BUS),
+				 "a fault held between its checks and the PMD lock across the unbind reads its data or SIGBUS\n");
+	} else {
+		ksft_test_result_skip("a fault held between its checks and the PMD lock across the unbind: kernel without race windows (CONFIG_PMSWAP_RACE_WINDOWS)\n");
+	}
 	snprintf(path, sizeof(path), "/sys/block/%s", disk);
 	ksft_print_msg("after unbind: %s %s, %s %s\n", path,
 		       pt_path_exists(path) ? "still there" : "gone", dir,

@@ -9,13 +9,31 @@
  * is read back first, which maps its extents in place; swapoff must
  * revert every one of them and bring the data into DRAM before the
  * device goes.
+ *
+ * Then swapoff races the owner (issue 14 item 7): swapoff reads a huge
+ * swap entry without the PMD lock (huge_swap_unuse_pmd()), and the
+ * owner discards the THP with MADV_DONTNEED before swapoff acts on what
+ * it read. The kernel's race window "unuse_pmd" holds swapoff there while
+ * the test discards, so the race happens every run. swapoff must leave
+ * the empty PMD alone: no new THP faulted into it, and in a VMA
+ * registered for userfaultfd MISSING no call of the userfaultfd handler
+ * (without FAULT_FLAG_ALLOW_RETRY, which DEBUG_VM reports on the console
+ * as "FAULT_FLAG_ALLOW_RETRY missing"; the runner fails on that line).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/swap.h>
+#include <sys/syscall.h>
 
 #include "kselftest.h"
 #include "pmswap_test.h"
@@ -38,6 +56,119 @@ static int first_swap(char *dev, size_t len)
 	fclose(f);
 	(void)len;
 	return ret;
+}
+
+struct swapoff_arg {
+	const char *dev;
+	int err;
+};
+
+static void *swapoff_thread(void *p)
+{
+	struct swapoff_arg *a = p;
+
+	a->err = swapoff(a->dev) ? errno : 0;
+	return NULL;
+}
+
+/* Pages of the 2 MiB at @mem that are present or swapped (pagemap). */
+static int pages_left(const char *mem)
+{
+	uint64_t e[PT_PMD_PAGES];
+	int fd = pt_pagemap_open(), i, n = 0;
+
+	if (fd < 0 || pt_pagemap_range(fd, mem, PT_PMD_PAGES, e)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < PT_PMD_PAGES; i++)
+		n += !!(e[i] & (PT_PM_PRESENT | PT_PM_SWAP));
+	return n;
+}
+
+/*
+ * swapoff stopped in the unuse_pmd window on the one huge swap entry of
+ * a 2 MiB THP while the owner discards it (MADV_DONTNEED); @uffd_armed:
+ * the VMA is registered for userfaultfd MISSING. One test point.
+ */
+static void race_discard(const char *dev, bool huge, bool uffd_armed)
+{
+	const char *what = uffd_armed ? "userfaultfd MISSING VMA" : "plain VMA";
+	struct uffdio_api api = { .api = UFFD_API };
+	struct swapoff_arg arg = { .dev = dev, .err = -1 };
+	struct uffdio_register reg;
+	struct pollfd pfd;
+	long hits0, pmd_kb, rss;
+	int uffd = -1, dn = -1, left, msgs = -1, on = -1;
+	bool waited = false, started;
+	pthread_t t;
+	char *mem;
+
+	if (!huge) {
+		ksft_test_result_skip("swapoff races MADV_DONTNEED (%s): no huge swap entries\n",
+				      what);
+		return;
+	}
+	if (!pt_race_available()) {
+		ksft_test_result_skip("swapoff races MADV_DONTNEED (%s): kernel without race windows (CONFIG_PMSWAP_RACE_WINDOWS)\n",
+				      what);
+		return;
+	}
+	mem = pt_alloc_thp(PT_PMD_SIZE);
+	if (!mem)
+		ksft_exit_fail_perror("mmap");
+	pt_fill(mem, PT_PMD_SIZE, SEED + 1);
+	pt_pageout(mem, PT_PMD_SIZE);
+	pmd_kb = pt_smaps_kb(mem, "SwapPmdMapped");
+	if (uffd_armed) {
+		uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+		reg.range.start = (uintptr_t)mem;
+		reg.range.len = PT_PMD_SIZE;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||
+		    ioctl(uffd, UFFDIO_REGISTER, &reg))
+			ksft_exit_fail_msg("userfaultfd: %s\n", strerror(errno));
+	}
+
+	hits0 = pt_race_hits("unuse_pmd");
+	if (pt_race_arm("unuse_pmd", 30000))
+		ksft_exit_fail_msg("cannot arm the unuse_pmd window\n");
+	started = !pthread_create(&t, NULL, swapoff_thread, &arg);
+	if (started)
+		waited = pt_race_wait("unuse_pmd", hits0, 120);
+	/* swapoff holds what it read; the owner discards the THP */
+	if (waited)
+		dn = madvise(mem, PT_PMD_SIZE, MADV_DONTNEED) ? errno : 0;
+	pt_race_release("unuse_pmd");
+	if (started)
+		pthread_join(t, NULL);
+
+	left = pages_left(mem);
+	rss = pt_smaps_kb(mem, "Rss");
+	if (uffd >= 0) {
+		pfd.fd = uffd;
+		pfd.events = POLLIN;
+		msgs = poll(&pfd, 1, 0);
+	}
+	ksft_print_msg("%s: SwapPmdMapped %ld kB before; swapoff %s the window (hits %ld -> %ld); MADV_DONTNEED %s; swapoff: %s; after it %d pages present or swapped, Rss %ld kB%s%s\n",
+		       what, pmd_kb, waited ? "waited in" : "NEVER reached",
+		       hits0, pt_race_hits("unuse_pmd"),
+		       dn < 0 ? "not done" : dn ? strerror(dn) : "done",
+		       arg.err < 0 ? "not run" : arg.err ? strerror(arg.err) : "done",
+		       left, rss, uffd >= 0 ? ", userfaultfd messages pending: " : "",
+		       uffd < 0 ? "" : msgs ? "YES" : "none");
+	if (!arg.err)
+		on = swapon(dev, 0) ? errno : 0;
+	ksft_test_result(pmd_kb == (long)(PT_PMD_SIZE >> 10) && waited &&
+			 dn == 0 && arg.err == 0 && left == 0 &&
+			 (uffd < 0 || msgs == 0) && on == 0,
+			 "swapoff races MADV_DONTNEED (%s): the discarded THP stays empty, swapoff and swapon succeed\n",
+			 what);
+	if (uffd >= 0)
+		close(uffd);
+	munmap(mem, PT_PMD_SIZE);
 }
 
 int main(void)
@@ -64,7 +195,7 @@ int main(void)
 		no_inplace = "under policy never nothing is mapped in place";
 	else if (strcmp(ipd.dev, dev))
 		no_inplace = "the first swap device is not the pmem device";
-	ksft_set_plan(7);
+	ksft_set_plan(9);
 
 	mem = pt_alloc_thp(SIZE);
 	if (!mem)
@@ -126,5 +257,7 @@ int main(void)
 			 (no_inplace || pt_stat_key(ipd.stats, "mapped_now") == 0),
 			 "swapon %s again\n", dev);
 	pt_free_thp(mem, SIZE);
+	race_discard(dev, huge, false);
+	race_discard(dev, huge, true);
 	ksft_finished();
 }

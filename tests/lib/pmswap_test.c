@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -638,4 +639,59 @@ double pt_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void pt_race_path(char *buf, size_t len, const char *name,
+			 const char *what)
+{
+	snprintf(buf, len, PT_RACE_DIR "/%s_%s", name, what);
+}
+
+bool pt_race_available(void)
+{
+	if (!pt_path_exists("/sys/kernel/debug/pmswap"))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return pt_path_exists(PT_RACE_DIR);
+}
+
+long pt_race_hits(const char *name)
+{
+	char path[256];
+
+	pt_race_path(path, sizeof(path), name, "hits");
+	return pt_read_long(path);
+}
+
+int pt_race_arm(const char *name, unsigned int delay_ms)
+{
+	char path[256], val[32];
+
+	pt_race_path(path, sizeof(path), name, "delay_ms");
+	snprintf(val, sizeof(val), "%u", delay_ms);
+	if (pt_write_str(path, val))
+		return -1;
+	pt_race_path(path, sizeof(path), name, "left");
+	return pt_write_str(path, "1");
+}
+
+bool pt_race_wait(const char *name, long hits0, double secs)
+{
+	double end = pt_now() + secs;
+
+	while (pt_now() < end) {
+		if (pt_race_hits(name) > hits0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+void pt_race_release(const char *name)
+{
+	char path[256];
+
+	pt_race_path(path, sizeof(path), name, "left");
+	pt_write_str(path, "0");
+	pt_race_path(path, sizeof(path), name, "delay_ms");
+	pt_write_str(path, "0");
 }

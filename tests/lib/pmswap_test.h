@@ -168,4 +168,21 @@ struct pt_inplace_dev {
 /* 0 when found; -1 when swap is not on a pmem device with map in place. */
 int pt_inplace_dev_find(struct pt_inplace_dev *d);
 
+/*
+ * Race windows (CONFIG_PMSWAP_RACE_WINDOWS, mm/pmswap.c): a named point
+ * where a kernel path sleeps when armed, so that a test can run the
+ * racing path inside the window every time. Root only.
+ */
+#define PT_RACE_DIR "/sys/kernel/debug/pmswap/race"
+/* Mounts debugfs if needed; false on a kernel without race windows. */
+bool pt_race_available(void);
+/* The number of passes of window @name that slept so far; -1 on error. */
+long pt_race_hits(const char *name);
+/* Make the next pass through @name sleep up to @delay_ms; 0 on success. */
+int pt_race_arm(const char *name, unsigned int delay_ms);
+/* Wait up to @secs for a pass to sleep in @name (hits above @hits0). */
+bool pt_race_wait(const char *name, long hits0, double secs);
+/* Disarm @name and end a sleep in it. */
+void pt_race_release(const char *name);
+
 #endif /* PMSWAP_TEST_H */
