@@ -9,11 +9,13 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/init.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sysfs.h>
 
 #include "pmswap.h"
@@ -47,18 +49,21 @@ static int __init pmswap_sysfs_init(void)
 arch_initcall(pmswap_sysfs_init);
 
 #ifdef CONFIG_PMSWAP_RACE_WINDOWS
-/* No sleep in a window lasts longer, whatever delay_ms says. */
-#define PMSWAP_RACE_MAX_MS	30000U
+/* No hold in a window lasts longer, whatever delay_ms says. */
+#define PMSWAP_RACE_MAX_MS	600000U
 
 /*
- * One race window. @left: passes still to delay, taken one at a time
- * with atomic_dec_if_positive(); @delay_ms: read again every 20 ms while
- * a pass sleeps, so lowering it ends the sleep; @hits: passes that slept.
- * All three are written from debugfs at any time; no lock.
+ * One race window, all fields written from debugfs at any time, no lock.
+ * @left: passes still to hold, taken one at a time with
+ * atomic_dec_if_positive(); @tgid: when not 0, only that process's tasks
+ * take a pass, so that no other process can use it up; @delay_ms: the
+ * hold, read again every 20 ms, so writing 0 ends it; @hits: passes
+ * taken.
  */
 struct pmswap_race_window {
 	const char *name;
 	atomic_t left;
+	u32 tgid;
 	u32 delay_ms;
 	atomic_t hits;
 };
@@ -68,27 +73,39 @@ static struct pmswap_race_window pmswap_race_windows[PMSWAP_RACE_NR] = {
 	[PMSWAP_RACE_UNUSE_PMD] = { .name = "unuse_pmd" },
 };
 
+/* The hold of @w, in jiffies, as it is set now. */
+static unsigned long pmswap_race_hold(struct pmswap_race_window *w)
+{
+	return msecs_to_jiffies(min(READ_ONCE(w->delay_ms), PMSWAP_RACE_MAX_MS));
+}
+
 /**
- * pmswap_race_window - sleep here if a test armed window @id
+ * pmswap_race_window - hold the caller here if a test armed window @id
  * @id: the window
+ *
+ * The hold is a killable sleep: a fatal signal ends it.
  *
  * Context: process context, may sleep; no spinlock held.
  */
 void pmswap_race_window(enum pmswap_race id)
 {
 	struct pmswap_race_window *w = &pmswap_race_windows[id];
-	unsigned int slept = 0;
+	unsigned long start;
+	u32 tgid;
 
 	might_sleep();
 	if (likely(!atomic_read(&w->left)))
 		return;
+	tgid = READ_ONCE(w->tgid);
+	if (tgid && tgid != task_tgid_nr(current))
+		return;
 	if (atomic_dec_if_positive(&w->left) < 0)
 		return;
 	atomic_inc(&w->hits);
-	while (slept < min(READ_ONCE(w->delay_ms), PMSWAP_RACE_MAX_MS)) {
-		msleep(20);
-		slept += 20;
-	}
+	start = jiffies;
+	while (!fatal_signal_pending(current) &&
+	       time_before(jiffies, start + pmswap_race_hold(w)))
+		schedule_timeout_killable(msecs_to_jiffies(20));
 }
 
 static int __init pmswap_race_init(void)
@@ -102,6 +119,8 @@ static int __init pmswap_race_init(void)
 	     w++) {
 		snprintf(name, sizeof(name), "%s_left", w->name);
 		debugfs_create_atomic_t(name, 0600, dir, &w->left);
+		snprintf(name, sizeof(name), "%s_tgid", w->name);
+		debugfs_create_u32(name, 0600, dir, &w->tgid);
 		snprintf(name, sizeof(name), "%s_delay_ms", w->name);
 		debugfs_create_u32(name, 0600, dir, &w->delay_ms);
 		snprintf(name, sizeof(name), "%s_hits", w->name);

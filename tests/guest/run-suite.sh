@@ -23,6 +23,10 @@ echo "PMSWAP-PROGRAMS$names"
 cd /tmp || exit 1
 while read -r name tmo cmd; do
 	case "$name" in ''|'#'*) continue ;; esac
+	# race windows (CONFIG_PMSWAP_RACE_WINDOWS) a killed program left armed
+	for f in /sys/kernel/debug/pmswap/race/*_left /sys/kernel/debug/pmswap/race/*_delay_ms; do
+		[ -f "$f" ] && echo 0 > "$f"
+	done
 	echo "PMSWAP-BEGIN $name"
 	start=$(cut -d' ' -f1 /proc/uptime)
 	# shellcheck disable=SC2086

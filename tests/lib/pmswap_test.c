@@ -662,10 +662,14 @@ long pt_race_hits(const char *name)
 	return pt_read_long(path);
 }
 
-int pt_race_arm(const char *name, unsigned int delay_ms)
+int pt_race_arm(const char *name, unsigned int delay_ms, int tgid)
 {
 	char path[256], val[32];
 
+	pt_race_path(path, sizeof(path), name, "tgid");
+	snprintf(val, sizeof(val), "%d", tgid);
+	if (pt_write_str(path, val))
+		return -1;
 	pt_race_path(path, sizeof(path), name, "delay_ms");
 	snprintf(val, sizeof(val), "%u", delay_ms);
 	if (pt_write_str(path, val))
@@ -693,5 +697,7 @@ void pt_race_release(const char *name)
 	pt_race_path(path, sizeof(path), name, "left");
 	pt_write_str(path, "0");
 	pt_race_path(path, sizeof(path), name, "delay_ms");
+	pt_write_str(path, "0");
+	pt_race_path(path, sizeof(path), name, "tgid");
 	pt_write_str(path, "0");
 }

@@ -178,8 +178,11 @@ int pt_inplace_dev_find(struct pt_inplace_dev *d);
 bool pt_race_available(void);
 /* The number of passes of window @name that slept so far; -1 on error. */
 long pt_race_hits(const char *name);
-/* Make the next pass through @name sleep up to @delay_ms; 0 on success. */
-int pt_race_arm(const char *name, unsigned int delay_ms);
+/*
+ * Hold the next pass through @name of a task of process @tgid (0: any)
+ * for up to @delay_ms; 0 on success.
+ */
+int pt_race_arm(const char *name, unsigned int delay_ms, int tgid);
 /* Wait up to @secs for a pass to sleep in @name (hits above @hits0). */
 bool pt_race_wait(const char *name, long hits0, double secs);
 /* Disarm @name and end a sleep in it. */
