@@ -89,7 +89,7 @@ deb-pkg: deps
 
 # Bisectability: build every prefix of the series (incremental, slow once).
 series-check: deps
-	@$(REPO)/scripts/build-each-patch.sh $(BUILD) $(REPO) $(KSRC) $(FIRST)
+	@$(REPO)/scripts/build-each-patch.sh $(BUILD) $(REPO) $(KSRC) $(or $(FIRST),1) $(QUICK)
 
 print-kernel:
 	@echo $(BZIMAGE)
