@@ -77,7 +77,10 @@ run() {
 # memcg's anonymous memory (anon_thp / anon of memory.stat) and its DRAM
 # (memory.current) as "share N PCT" and "dram N KB" lines; at the end
 # the peak, and zram's own DRAM (mm_stat mem_used_max), which the memcg
-# does not see but the configuration pays.
+# does not see but the configuration pays. mem_used_max is a peak kept
+# since boot: it is reset to the pool's size (writing 0) before each run,
+# so each run reports its own peak (with what the pool held at its start,
+# printed as zram_mem_used_start_kb).
 cat > /tmp/memcg <<'EOS'
 #!/bin/sh
 max=$1 swapmax=$2
@@ -87,6 +90,10 @@ rmdir $cg 2>/dev/null
 mkdir -p $cg
 echo "$max" > $cg/memory.max
 echo "$swapmax" > $cg/memory.swap.max
+if [ -f /sys/block/zram0/mm_stat ]; then
+	echo 0 > /sys/block/zram0/mem_used_max
+	zram0=$(( $(awk '{ print $3 }' /sys/block/zram0/mm_stat) / 1024 ))
+fi
 sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs; exec timeout "$0" "$@"' "$WL_TIMEOUT" "$@" &
 pid=$!
 n=0
@@ -105,8 +112,10 @@ echo "memcg_peak_kb $(( $(cat $cg/memory.peak 2>/dev/null || echo 0) / 1024 ))"
 echo "memcg_swap_peak_kb $(( $(cat $cg/memory.swap.peak 2>/dev/null || echo 0) / 1024 ))"
 echo "memcg_oom_kill $(awk '$1 == "oom_kill" { print $2 }' $cg/memory.events)"
 echo "memcg_max_events $(awk '$1 == "max" { print $2 }' $cg/memory.events)"
-[ -f /sys/block/zram0/mm_stat ] &&
+if [ -f /sys/block/zram0/mm_stat ]; then
+	echo "zram_mem_used_start_kb $zram0"
 	echo "zram_mem_used_max_kb $(( $(awk '{ print $5 }' /sys/block/zram0/mm_stat) / 1024 ))"
+fi
 echo 1 > $cg/cgroup.kill 2>/dev/null
 exit $rc
 EOS
