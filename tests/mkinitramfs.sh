@@ -4,7 +4,7 @@
 # mkinitramfs.sh OUT.cpio TESTBIN SELFTESTBIN
 #
 # Build the guest's initramfs (uncompressed newc cpio: faster to unpack
-# under TCG than a compressed one): busybox-static, ndctl, daxctl,
+# under TCG than a compressed one): busybox-static, ndctl, daxctl, cxl,
 # util-linux mkswap/swapon/swapoff, stress-ng (with their shared
 # libraries), the pmswap test programs and the upstream mm selftests.
 set -euo pipefail
@@ -30,7 +30,7 @@ copy_bin() {
 		cp -L "$lib" "$root$lib"
 	done
 }
-for p in ndctl daxctl stress-ng; do
+for p in ndctl daxctl cxl stress-ng; do
 	copy_bin "$(command -v $p)" usr/bin/$p
 done
 for p in mkswap swapon swapoff setpriv; do

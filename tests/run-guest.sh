@@ -18,6 +18,10 @@
 #   -C N           N virtual CPUs (default 2; with -R, N/2 on each node)
 #   -R             two NUMA nodes with a CPU and half the RAM each (for
 #                  page migration between nodes; MEM in M or G)
+#   -X             CXL instead of the NVDIMM: a q35 machine with a CXL
+#                  host bridge, root port and type-3 device with 1 GiB
+#                  of persistent memory and a label area, in a 4 GiB CXL
+#                  fixed memory window (the guest makes the region)
 #   -p             preallocate guest RAM and the NVDIMM on the host, so
 #                  that timings do not include the host's first-touch
 #                  faults (for demos and benchmarks)
@@ -32,13 +36,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=${PMSWAP_KERNEL:-} initrd=${PMSWAP_INITRAMFS:-}
-logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa= numa2= ncpu=2
-while getopts k:i:o:t:s:m:a:b:npN:TRC: opt; do
+logs=$here/../build/logs tmo=1800 swap=pmem mem=1G extra= baseline= check=1 prealloc= nvmib=1024 numa= numa2= ncpu=2 cxl=
+while getopts k:i:o:t:s:m:a:b:npN:TRC:X opt; do
 	case $opt in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) logs=$OPTARG ;;
 	t) tmo=$OPTARG ;; s) swap=$OPTARG ;; m) mem=$OPTARG ;;
 	a) extra=$OPTARG ;; b) baseline=$OPTARG ;; n) check=0 ;;
 	p) prealloc=1 ;; N) nvmib=$OPTARG ;; T) numa=1 ;; R) numa2=1 ;; C) ncpu=$OPTARG ;;
+	X) cxl=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -73,12 +78,30 @@ smp=$ncpu
 [ -n "$numa2" ] && smp=$ncpu,sockets=2,cores=$((ncpu / 2)),threads=1
 node0=0 node1=1
 [ "$ncpu" -gt 2 ] && node0=0-$((ncpu / 2 - 1)) node1=$((ncpu / 2))-$((ncpu - 1))
-qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp "$smp"
-      -m "$mem,slots=2,maxmem=8G"
-      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"
-      -device "nvdimm,id=nvdimm1,memdev=nv1,label-size=128K${numa:+,node=1}"
-      -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-      -display none -no-reboot -nodefaults)
+if [ -z "$cxl" ]; then
+	qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max -smp "$smp"
+	      -m "$mem,slots=2,maxmem=8G"
+	      -object "memory-backend-file,id=nv1,share=on,mem-path=$nvimg,size=$nvsize${prealloc:+,prealloc=on}"
+	      -device "nvdimm,id=nvdimm1,memdev=nv1,label-size=128K${numa:+,node=1}")
+else
+	# QEMU 7.2's CXL: persistent memory behind host bridge cxl.1, root
+	# port rp0 and a type-3 device, with a label storage area; the fixed
+	# memory window (CFMW) gives the host physical range regions go in
+	lsa=$logs/$tag.lsa
+	rm -f "$lsa"
+	truncate -s $((nvmib * 1024 * 1024)) "$nvimg"
+	truncate -s $((256 * 1024 * 1024)) "$lsa"
+	qemu=(qemu-system-x86_64 -machine q35,cxl=on -accel tcg -cpu max -smp "$smp"
+	      -m "$mem,slots=2,maxmem=8G"
+	      -object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$nvimg,size=${nvmib}M"
+	      -object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$lsa,size=256M"
+	      -device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+	      -device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
+	      -device cxl-type3,bus=rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+	      -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
+fi
+qemu+=(-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+       -display none -no-reboot -nodefaults)
 if [ -n "$numa" ]; then
 	qemu+=(-object "memory-backend-ram,id=ram0,size=$mem${prealloc:+,prealloc=on}"
 	       -numa node,nodeid=0,cpus=0-$((ncpu - 1)),memdev=ram0 -numa node,nodeid=1)
@@ -105,7 +128,7 @@ rc=0
 timeout --foreground "$tmo" "${qemu[@]}" -serial "file:$console" -serial "file:$out" \
 	</dev/null >"$logs/$tag.qemu" 2>&1 || rc=$?
 echo "guest: suite '$suite' done in $(( $(date +%s) - start ))s (qemu exit $rc)"
-rm -f "$nvimg"
+rm -f "$nvimg" "$logs/$tag.lsa"
 if [ $rc = 124 ]; then
 	echo "guest: TIMEOUT after ${tmo}s" >> "$out"
 fi

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Create a 2 MiB-aligned fsdax namespace on the emulated NVDIMM, mkswap it
 # and swapon it, and set THP to "always". Prints TAP as one test program.
-# PMSWAP_SWAP=pmem (default), zram, or none. "--hugetlb N" also reserves
+# PMSWAP_SWAP=pmem (default), cxl (CXL persistent memory, run-guest.sh
+# -X), zram, or none. "--hugetlb N" also reserves
 # N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases);
 # "--no-aslr" turns address space randomisation off, so tests that pick
 # addresses next to their own mappings (upstream mremap_test) see the same
@@ -38,6 +39,18 @@ make_ns() {
 	ndctl create-namespace -r region0 -m fsdax --align 2M -n pmswap
 }
 
+# CXL (run-guest.sh -X): a pmem region on the type-3 device's memdev in
+# the root decoder, then a 2 MiB-aligned fsdax namespace on the nvdimm
+# region the CXL bridge exposes for it (/dev/pmem0: no NVDIMM here)
+cxl_region() {
+	cxl create-region -m -d decoder0.0 -w 1 -t pmem mem0 >/dev/null &&
+	cxl list -R | grep -q '"region":"region0"'
+}
+
+cxl_ns() {
+	ndctl create-namespace -m fsdax --align 2M -n pmswap
+}
+
 thp() {
 	echo always > /sys/kernel/mm/transparent_hugepage/enabled &&
 	echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
@@ -61,6 +74,13 @@ case "$PMSWAP_SWAP" in
 pmem)
 	echo "1..$((4 + extra))"
 	step "fsdax namespace with 2 MiB alignment on region0" make_ns
+	step "/dev/pmem0 exists" test -b /dev/pmem0
+	step "mkswap and swapon /dev/pmem0" sh -c 'mkswap /dev/pmem0 && swapon /dev/pmem0'
+	;;
+cxl)
+	echo "1..$((5 + extra))"
+	step "cxl create-region: pmem region on mem0 in decoder0.0" cxl_region
+	step "fsdax namespace with 2 MiB alignment on the CXL region" cxl_ns
 	step "/dev/pmem0 exists" test -b /dev/pmem0
 	step "mkswap and swapon /dev/pmem0" sh -c 'mkswap /dev/pmem0 && swapon /dev/pmem0'
 	;;
