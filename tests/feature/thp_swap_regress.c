@@ -122,47 +122,11 @@ static const char *why_not_inplace(void)
 
 static int kmsg_fd = -1;
 
-static void kmsg_skip(void)
-{
-	if (kmsg_fd >= 0)
-		lseek(kmsg_fd, 0, SEEK_END);
-}
-
-static int kmsg_complaints(void)
-{
-	static const char * const bad[] = {
-		"WARNING:", "BUG:", "Oops", "Bad page", "kernel BUG",
-		"Bad rss-counter",
-	};
-	char rec[8192], *msg, *nl;
-	int n = 0;
-	ssize_t len;
-	size_t i;
-
-	if (kmsg_fd < 0)
-		return 0;
-	for (;;) {
-		len = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (len < 0 && errno == EPIPE)	/* records overwritten */
-			continue;
-		if (len <= 0)
-			break;
-		rec[len] = 0;
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = 0;
-		for (i = 0; i < ARRAY_SIZE(bad); i++) {
-			if (!strstr(msg, bad[i]))
-				continue;
-			if (n++ < 4)
-				ksft_print_msg("kernel: %.200s\n", msg);
-			break;
-		}
-	}
-	return n;
-}
+/* what fails a case when the kernel logs it while the case runs */
+static const char * const kmsg_bad[] = {
+	"WARNING:", "BUG:", "Oops", "Bad page", "kernel BUG",
+	"Bad rss-counter", NULL
+};
 
 /* --- regions --- */
 
@@ -1484,7 +1448,7 @@ int main(void)
 	}
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	calibrate_spin();
-	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	kmsg_fd = pt_kmsg_open();
 	if (kmsg_fd < 0)
 		ksft_print_msg("no /dev/kmsg (%s): kernel warnings go unseen here\n",
 			       strerror(errno));
@@ -1497,9 +1461,9 @@ int main(void)
 			continue;
 		}
 		skip_why[0] = 0;
-		kmsg_skip();
+		pt_kmsg_skip(kmsg_fd);
 		ret = cases[i].fn();
-		if (kmsg_complaints()) {
+		if (pt_kmsg_grep(kmsg_fd, kmsg_bad, 4)) {
 			ksft_print_msg("%s: the kernel complained (above)\n", cases[i].id);
 			ret = -1;
 		}

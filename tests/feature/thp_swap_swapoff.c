@@ -18,9 +18,9 @@
  * the empty PMD alone: no new THP faulted into it, and in a VMA
  * registered for userfaultfd MISSING no call of the userfaultfd handler
  * (without FAULT_FLAG_ALLOW_RETRY, which DEBUG_VM reports in the kernel
- * log as "FAULT_FLAG_ALLOW_RETRY missing": the test counts those lines,
- * and the runner fails on one too). Only this process's swapoff takes
- * the window's pass.
+ * log as "FAULT_FLAG_ALLOW_RETRY missing": the test counts those lines
+ * in /dev/kmsg, and the runner fails on one too). Only this process's
+ * swapoff takes the window's pass.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +33,6 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
@@ -61,33 +60,8 @@ static int first_swap(char *dev, size_t len)
 	return ret;
 }
 
-/*
- * Lines of the kernel log that contain @text (klogctl: the whole ring
- * buffer), or -1. With DEBUG_VM, handle_userfault() without
- * FAULT_FLAG_ALLOW_RETRY logs one (rate limited).
- */
-static long kmsg_count(const char *text)
-{
-	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	char *buf, *p;
-	long n = 0;
-
-	if (len <= 0)
-		return -1;
-	buf = malloc(len + 1);
-	if (!buf)
-		return -1;
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
-	if (len < 0) {
-		free(buf);
-		return -1;
-	}
-	buf[len] = 0;
-	for (p = buf; (p = strstr(p, text)); p += strlen(text))
-		n++;
-	free(buf);
-	return n;
-}
+/* DEBUG_VM's line for handle_userfault() without FAULT_FLAG_ALLOW_RETRY */
+static const char * const retry_missing[] = { "FAULT_FLAG_ALLOW_RETRY missing", NULL };
 
 static void race_release(void)
 {
@@ -136,8 +110,8 @@ static void race_discard(const char *dev, bool huge, bool uffd_armed)
 	struct swapoff_arg arg = { .dev = dev, .err = -1 };
 	struct uffdio_register reg;
 	struct pollfd pfd;
-	long hits0, pmd_kb, rss, retry0, retry;
-	int uffd = -1, dn = -1, left, msgs = -1, on = -1;
+	long hits0, pmd_kb, rss, retry;
+	int uffd = -1, dn = -1, left, msgs = -1, on = -1, kfd;
 	bool waited = false, started;
 	pthread_t t;
 	char *mem;
@@ -152,7 +126,6 @@ static void race_discard(const char *dev, bool huge, bool uffd_armed)
 				      what);
 		return;
 	}
-	atexit(race_release);
 	mem = pt_alloc_thp(PT_PMD_SIZE);
 	if (!mem)
 		ksft_exit_fail_perror("mmap");
@@ -170,7 +143,7 @@ static void race_discard(const char *dev, bool huge, bool uffd_armed)
 	}
 
 	hits0 = pt_race_hits("unuse_pmd");
-	retry0 = kmsg_count("FAULT_FLAG_ALLOW_RETRY missing");
+	kfd = pt_kmsg_open();
 	/* only this process's swapoff (the thread below) takes the pass */
 	if (pt_race_arm("unuse_pmd", 400000, getpid()))
 		ksft_exit_fail_msg("cannot arm the unuse_pmd window\n");
@@ -185,7 +158,10 @@ static void race_discard(const char *dev, bool huge, bool uffd_armed)
 		pthread_join(t, NULL);
 
 	left = pages_left(mem);
-	retry = kmsg_count("FAULT_FLAG_ALLOW_RETRY missing") - retry0;
+	/* -1: the kernel log could not be read, which fails the point */
+	retry = kfd < 0 ? -1 : pt_kmsg_grep(kfd, retry_missing, 4);
+	if (kfd >= 0)
+		close(kfd);
 	rss = pt_smaps_kb(mem, "Rss");
 	if (uffd >= 0) {
 		pfd.fd = uffd;
@@ -299,6 +275,7 @@ int main(void)
 			 (no_inplace || pt_stat_key(ipd.stats, "mapped_now") == 0),
 			 "swapon %s again\n", dev);
 	pt_free_thp(mem, SIZE);
+	atexit(race_release);
 	race_discard(dev, huge, false);
 	race_discard(dev, huge, true);
 	ksft_finished();

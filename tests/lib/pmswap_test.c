@@ -701,3 +701,49 @@ void pt_race_release(const char *name)
 	pt_race_path(path, sizeof(path), name, "tgid");
 	pt_write_str(path, "0");
 }
+
+int pt_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	pt_kmsg_skip(fd);
+	return fd;
+}
+
+void pt_kmsg_skip(int fd)
+{
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+}
+
+int pt_kmsg_grep(int fd, const char *const *pat, int show)
+{
+	char rec[8192], *msg, *nl;
+	const char *const *p;
+	ssize_t len;
+	int n = 0;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		len = read(fd, rec, sizeof(rec) - 1);
+		if (len < 0 && errno == EPIPE)	/* records overwritten */
+			continue;
+		if (len <= 0)
+			break;
+		rec[len] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = 0;
+		for (p = pat; *p; p++) {
+			if (!strstr(msg, *p))
+				continue;
+			if (n++ < show)
+				printf("# kernel: %.200s\n", msg);
+			break;
+		}
+	}
+	return n;
+}

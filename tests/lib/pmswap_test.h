@@ -169,6 +169,16 @@ struct pt_inplace_dev {
 int pt_inplace_dev_find(struct pt_inplace_dev *d);
 
 /*
+ * The kernel log from now on (/dev/kmsg, non-blocking): an fd, or -1.
+ * pt_kmsg_grep() reads the records written since the open or the last
+ * call, counts those containing any of the NULL-terminated @pat, and
+ * prints the first @show of them. pt_kmsg_skip() drops what is pending.
+ */
+int pt_kmsg_open(void);
+int pt_kmsg_grep(int fd, const char *const *pat, int show);
+void pt_kmsg_skip(int fd);
+
+/*
  * Race windows (CONFIG_PMSWAP_RACE_WINDOWS, mm/pmswap.c): a named point
  * where a kernel path sleeps when armed, so that a test can run the
  * racing path inside the window every time. Root only.
