@@ -35,7 +35,10 @@
  *
  * 4 KiB swap entries get the same treatment one level down: a present,
  * special PTE pointing at the slot's pmem page, with per-slot bits and
- * heat instead of per-extent ones. The zap, fork, swapoff and fault paths
+ * heat instead of per-extent ones, kept in a record per 2 MiB extent that
+ * exists only while some of its slots are mapped this way (struct
+ * inplace_slots): that state grows with what is mapped in place, not
+ * with the size of the device. The zap, fork, swapoff and fault paths
  * revert it; every other walker finds no page behind it (vm_normal_page()
  * returns NULL for it) and leaves it alone; GUP faults it into DRAM. Like
  * a page cache fault, a fault maps the eligible swap entries around its
@@ -109,11 +112,62 @@ struct inplace_dev {
 	atomic_long_t pte_promotions;
 	/* of pte_maps, the neighbours a fault mapped with its own page */
 	atomic_long_t pte_around;
-	unsigned long *pte_rw;
-	unsigned long *pte_excl;
-	unsigned long *pte_promote;
-	u8 *pte_heat;
+	/*
+	 * struct inplace_slots of the extents with slots mapped in place by
+	 * PTEs or waiting to be promoted, by extent; its lock (xa_lock)
+	 * guards their reference counts. @nr_slots: how many.
+	 */
+	struct xarray slots;
+	atomic_long_t nr_slots;
 };
+
+/**
+ * struct inplace_slots - state of the 4 KiB slots of one extent in place
+ * @rw: slots mapped writable in place
+ * @excl: slots whose in-place mapping stands for an exclusive entry
+ * @promote: slots whose next fault copies them into DRAM
+ * @heat: per slot, scans in a row that found it accessed
+ * @users: slots of the extent mapped in place, plus bits set in @promote
+ * @rcu: to free it after lockless readers are done
+ *
+ * Made by the first fault that maps one of the extent's slots in place,
+ * freed when @users drops to 0. Locking: the record is inserted, and its
+ * @users dropped to 0 and the record erased, under the device's
+ * xa_lock(&d->slots), which nests inside page table locks; other
+ * references are taken with refcount_inc_not_zero() under RCU. A
+ * record is found with xa_load(): under RCU, or by a holder of one of
+ * its references (a slot mapped in place, its PTE lock held; or a
+ * promotion bit it has just cleared), which keeps it alive. The bits of
+ * a slot are set and cleared with atomic ops by the holder of its claim
+ * (swapcache_prepare()) or of the PTE lock of its in-place mapping;
+ * readahead reads @rw and fault-around @promote under RCU.
+ */
+struct inplace_slots {
+	DECLARE_BITMAP(rw, HPAGE_PMD_NR);
+	DECLARE_BITMAP(excl, HPAGE_PMD_NR);
+	DECLARE_BITMAP(promote, HPAGE_PMD_NR);
+	u8 heat[HPAGE_PMD_NR];
+	refcount_t users;
+	struct rcu_head rcu;
+};
+
+static struct kmem_cache *inplace_slots_cache __ro_after_init;
+
+/* The record of extent @ext of @d, or NULL; see struct inplace_slots. */
+static struct inplace_slots *inplace_slots_of(struct inplace_dev *d,
+					      unsigned long ext)
+{
+	return xa_load(&d->slots, ext);
+}
+
+/* Bytes of map-in-place state that @d holds now. */
+static unsigned long inplace_dev_bytes(struct inplace_dev *d)
+{
+	return sizeof(*d) + 3 * BITS_TO_LONGS(d->nr_extents) * sizeof(long) +
+	       d->nr_extents +
+	       atomic_long_read(&d->nr_slots) *
+	       (inplace_slots_cache ? kmem_cache_size(inplace_slots_cache) : 0);
+}
 
 static struct inplace_dev *inplace_devs[MAX_SWAPFILES];
 /*
@@ -370,24 +424,21 @@ static bool inplace_slots_on_pmem(struct inplace_dev *d, swp_entry_t entry,
 /*
  * What a fault on @nr slots from @entry must pass, at PMD or PTE level,
  * before they are mapped in place. @excl: the entry has one owner;
- * @promote, @bit: the "copy at the next fault" bit of the extent or slot,
- * consumed here. Return: the device's policy, or -1 to copy as usual.
+ * @promote: the fault took the "copy at the next fault" bit of the extent
+ * or slot (a promotion, or what the scanner found hot). Return: the
+ * device's policy, or -1 to copy as usual.
  */
 static int inplace_may_map(struct inplace_dev *d, struct vm_fault *vmf,
 			   struct swap_info_struct *si, swp_entry_t entry,
-			   int nr, bool excl, unsigned long *promote,
-			   unsigned long bit)
+			   int nr, bool excl, bool promote)
 {
 	bool write = vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE);
 	int policy;
 
-	if (!pmswap_pmem_use_dax(d->pd))
+	if (promote || !pmswap_pmem_use_dax(d->pd))
 		return -1;
 	policy = READ_ONCE(d->policy);
 	if (policy == INPLACE_NEVER)
-		return -1;
-	/* a promotion, or what the scanner found hot: copy it */
-	if (test_and_clear_bit(bit, promote))
 		return -1;
 	/* mlocked memory stays in DRAM */
 	if (vmf->vma->vm_flags & VM_LOCKED)
@@ -455,7 +506,7 @@ int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si)
 		return 0;
 	policy = inplace_may_map(d, vmf, si, entry, HPAGE_PMD_NR,
 				 pmd_swp_exclusive(vmf->orig_pmd),
-				 d->promote, ext);
+				 test_and_clear_bit(ext, d->promote));
 	if (policy < 0)
 		return 0;
 
@@ -555,18 +606,149 @@ bool pmswap_inplace_rw_busy(swp_entry_t entry)
 {
 	struct swap_info_struct *si = swp_swap_info(entry);
 	struct inplace_dev *d = si ? inplace_dev_of(si) : NULL;
+	unsigned long ext = swp_offset(entry) / HPAGE_PMD_NR;
+	struct inplace_slots *slots;
+	bool busy;
 
 	if (!d)
 		return false;
 	/* pairs with smp_mb__after_atomic() in pmswap_inplace_try_map*() */
 	smp_mb();
-	return test_bit(swp_offset(entry) / HPAGE_PMD_NR, d->rw) ||
-	       test_bit(swp_offset(entry), d->pte_rw);
+	if (test_bit(ext, d->rw))
+		return true;
+	rcu_read_lock();
+	slots = inplace_slots_of(d, ext);
+	busy = slots && test_bit(swp_offset(entry) % HPAGE_PMD_NR, slots->rw);
+	rcu_read_unlock();
+	return busy;
 }
 
 #ifdef pte_is_inplace	/* patches/0013: the hooks for 4 KiB slots are in */
 /* pages mapped in place by PTEs: the scanner looks at page tables if any */
 static atomic_long_t inplace_pte_pages = ATOMIC_LONG_INIT(0);
+
+static void inplace_slots_free_rcu(struct rcu_head *rcu)
+{
+	kmem_cache_free(inplace_slots_cache,
+			container_of(rcu, struct inplace_slots, rcu));
+}
+
+/*
+ * Take a reference on the record of extent @ext, made if there is none.
+ * @gfp: GFP_KERNEL where the caller may sleep, GFP_NOWAIT under a page
+ * table lock. Return: the record, or NULL when out of memory.
+ */
+static struct inplace_slots *inplace_slots_get(struct inplace_dev *d,
+					       unsigned long ext, gfp_t gfp)
+{
+	struct inplace_slots *slots, *new = NULL;
+	int err;
+
+	if (!inplace_slots_cache)
+		return NULL;
+	/* the extent has a record already: the common case, no lock */
+	rcu_read_lock();
+	slots = inplace_slots_of(d, ext);
+	if (slots && refcount_inc_not_zero(&slots->users)) {
+		rcu_read_unlock();
+		return slots;
+	}
+	rcu_read_unlock();
+	for (;;) {
+		xa_lock(&d->slots);
+		slots = xa_load(&d->slots, ext);
+		if (slots) {
+			/* not 0 under the lock: the last put erases it there */
+			refcount_inc(&slots->users);
+			xa_unlock(&d->slots);
+			break;
+		}
+		if (new) {
+			/* may drop the lock to allocate, if @gfp sleeps */
+			err = __xa_insert(&d->slots, ext, new,
+					  gfp | __GFP_NOWARN);
+			xa_unlock(&d->slots);
+			if (!err) {
+				atomic_long_inc(&d->nr_slots);
+				return new;
+			}
+			if (err != -EBUSY)
+				break;
+			continue;	/* inserted by another: use that */
+		}
+		xa_unlock(&d->slots);
+		new = kmem_cache_zalloc(inplace_slots_cache, gfp | __GFP_NOWARN);
+		if (!new)
+			return NULL;
+		refcount_set(&new->users, 1);
+	}
+	if (new)
+		kmem_cache_free(inplace_slots_cache, new);
+	return slots;
+}
+
+/* Drop a reference that inplace_slots_get() or a promotion bit held. */
+static void inplace_slots_put(struct inplace_dev *d,
+			      struct inplace_slots *slots, unsigned long ext)
+{
+	if (!refcount_dec_and_lock(&slots->users, &d->slots.xa_lock))
+		return;
+	__xa_erase(&d->slots, ext);
+	xa_unlock(&d->slots);
+	atomic_long_dec(&d->nr_slots);
+	call_rcu(&slots->rcu, inplace_slots_free_rcu);
+}
+
+/* Take slot @off's promotion, if it has one: its fault copies it. */
+static bool inplace_slot_take_promote(struct inplace_dev *d, unsigned long off)
+{
+	unsigned long ext = off / HPAGE_PMD_NR;
+	struct inplace_slots *slots;
+	bool taken;
+
+	rcu_read_lock();
+	slots = inplace_slots_of(d, ext);
+	taken = slots && test_and_clear_bit(off % HPAGE_PMD_NR, slots->promote);
+	rcu_read_unlock();
+	/* the bit's reference kept the record: drop it */
+	if (taken)
+		inplace_slots_put(d, slots, ext);
+	return taken;
+}
+
+/*
+ * After the fault that a promotion (a revert with PMSWAP_REVERT_PROMOTE)
+ * started: if that fault did not take the slot's promotion - it found the
+ * slot in the swap cache, or the slot was freed first - take it now, so
+ * that its record does not stay for nothing. Taking a later promotion of
+ * a reused slot instead only maps that one in place once more.
+ */
+static void inplace_drop_promote(swp_entry_t entry)
+{
+	struct swap_info_struct *si = get_swap_device(entry);
+	struct inplace_dev *d;
+
+	if (!si)
+		return;
+	d = inplace_dev_of(si);
+	if (d)
+		inplace_slot_take_promote(d, swp_offset(entry));
+	put_swap_device(si);
+}
+
+/* Is slot @off waiting to be promoted? */
+static bool inplace_slot_promote_pending(struct inplace_dev *d,
+					 unsigned long off)
+{
+	struct inplace_slots *slots;
+	bool pending;
+
+	rcu_read_lock();
+	slots = inplace_slots_of(d, off / HPAGE_PMD_NR);
+	pending = slots && test_bit(off % HPAGE_PMD_NR, slots->promote);
+	rcu_read_unlock();
+	return pending;
+}
 
 /* pmswap_inplace_pte_revert_locked() for a caller that knows the device */
 static pte_t inplace_pte_revert(struct inplace_dev *d,
@@ -575,10 +757,15 @@ static pte_t inplace_pte_revert(struct inplace_dev *d,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long off = pte_pfn(ptep_get(ptep)) - d->pfn0;
+	unsigned long ext = off / HPAGE_PMD_NR, bit = off % HPAGE_PMD_NR;
+	/* alive: the mapping holds a reference */
+	struct inplace_slots *slots = inplace_slots_of(d, ext);
 	pte_t old, new;
 	bool rw;
 
 	lockdep_assert_held(ptep_lockptr(mm, ptep));
+	/* never: the entry is rebuilt all the same, only the bits are lost */
+	WARN_ON_ONCE(!slots);
 	if (flags & PMSWAP_REVERT_NOFLUSH)
 		old = ptep_get_and_clear(mm, addr, ptep);
 	else
@@ -589,12 +776,16 @@ static pte_t inplace_pte_revert(struct inplace_dev *d,
 	if (pte_uffd_wp(old))
 		new = pte_swp_mkuffd_wp(new);
 	/* mapped writable, even if an mprotect() took that away since */
-	rw = test_and_clear_bit(off, d->pte_rw);
-	if (test_and_clear_bit(off, d->pte_excl) || rw || pte_write(old))
+	rw = slots && test_and_clear_bit(bit, slots->rw);
+	if ((slots && test_and_clear_bit(bit, slots->excl)) || rw ||
+	    pte_write(old))
 		new = pte_swp_mkexclusive(new);
 	set_pte_at(mm, addr, ptep, new);
+	/* the mapping's reference goes to the promotion bit, or is dropped */
+	if (slots && (!(flags & PMSWAP_REVERT_PROMOTE) ||
+		      test_and_set_bit(bit, slots->promote)))
+		inplace_slots_put(d, slots, ext);
 	if (flags & PMSWAP_REVERT_PROMOTE) {
-		set_bit(off, d->pte_promote);
 		atomic_long_inc(&d->pte_promotions);
 		count_vm_event(PMSWAP_INPLACE_PTE_PROMOTE);
 	}
@@ -663,6 +854,7 @@ pte_t pmswap_inplace_pte_unuse(struct vm_area_struct *vma, pmd_t *pmd,
  */
 vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
 {
+	vm_fault_t ret;
 	pte_t entry;
 
 	spin_lock(vmf->ptl);
@@ -679,7 +871,11 @@ vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	}
 	vmf->orig_pte = entry;
-	return do_swap_page(vmf);
+	ret = do_swap_page(vmf);
+	/* a retry comes back here through do_swap_page(), and takes it */
+	if (!(ret & VM_FAULT_RETRY))
+		inplace_drop_promote(pte_to_swp_entry(entry));
+	return ret;
 }
 
 /*
@@ -703,21 +899,26 @@ static pte_t inplace_mk_pte(struct inplace_dev *d, struct vm_area_struct *vma,
 /*
  * Put in-place PTE @pte for slot @off at @addr: the slot is claimed
  * (swapcache_prepare()), the PTE lock held, the PTE still the swap entry.
+ * The reference the caller took on @slots, the record of the slot's
+ * extent, goes to the mapping.
  */
 static void inplace_pte_install(struct inplace_dev *d,
+				struct inplace_slots *slots,
 				struct vm_area_struct *vma, unsigned long addr,
 				pte_t *ptep, pte_t pte, unsigned long off,
 				bool excl)
 {
+	unsigned long bit = off % HPAGE_PMD_NR;
+
 	lockdep_assert_held(ptep_lockptr(vma->vm_mm, ptep));
 	/* readahead leaves the slot alone from now on (as for a PMD) */
 	if (pte_write(pte))
-		inplace_set_rw(d->pte_rw, off);
+		inplace_set_rw(slots->rw, bit);
 	set_pte_at(vma->vm_mm, addr, ptep, pte);
 	update_mmu_cache(vma, addr, ptep);
 	if (excl)
-		set_bit(off, d->pte_excl);
-	WRITE_ONCE(d->pte_heat[off], 0);
+		set_bit(bit, slots->excl);
+	WRITE_ONCE(slots->heat[bit], 0);
 	atomic_long_inc(&d->pte_now);
 	atomic_long_inc(&d->pte_maps);
 	atomic_long_inc(&inplace_pte_pages);
@@ -741,6 +942,7 @@ static void inplace_map_around(struct inplace_dev *d,
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long nr = READ_ONCE(fault_around_pages);
 	unsigned long addr, start, end, off;
+	struct inplace_slots *slots;
 	swp_entry_t entry;
 	pte_t *ptep, swp;
 
@@ -760,13 +962,19 @@ static void inplace_map_around(struct inplace_dev *d,
 		if (non_swap_entry(entry) || swp_type(entry) != d->type)
 			continue;
 		off = swp_offset(entry);
-		if (test_bit(off, d->pte_promote) ||
+		if (inplace_slot_promote_pending(d, off) ||
 		    !inplace_slots_on_pmem(d, entry, 1))
 			continue;
-		/* in the swap cache, or another fault is reading it in */
-		if (swapcache_prepare(entry, 1))
+		/* the record of its extent: no sleeping under the PTE lock */
+		slots = inplace_slots_get(d, off / HPAGE_PMD_NR, GFP_NOWAIT);
+		if (!slots)
 			continue;
-		inplace_pte_install(d, vma, addr, ptep,
+		/* in the swap cache, or another fault is reading it in */
+		if (swapcache_prepare(entry, 1)) {
+			inplace_slots_put(d, slots, off / HPAGE_PMD_NR);
+			continue;
+		}
+		inplace_pte_install(d, slots, vma, addr, ptep,
 				    inplace_mk_pte(d, vma, off, swp, policy),
 				    off, pte_swp_exclusive(swp));
 		atomic_long_inc(&d->pte_around);
@@ -814,13 +1022,14 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	bool excl = pte_swp_exclusive(vmf->orig_pte);
 	struct inplace_dev *d = inplace_dev_of(si);
 	unsigned long off = swp_offset(entry);
+	struct inplace_slots *slots;
 	int policy;
 	pte_t pte;
 
 	if (!d)
 		return false;
-	policy = inplace_may_map(d, vmf, si, entry, 1, excl, d->pte_promote,
-				 off);
+	policy = inplace_may_map(d, vmf, si, entry, 1, excl,
+				 inplace_slot_take_promote(d, off));
 	if (policy < 0)
 		return false;
 	/*
@@ -840,9 +1049,19 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	if (write)
 		pte = pte_mkdirty(pte);
 
+	/*
+	 * The record of the slot's extent; without memory, copy. Taken
+	 * before the claim, so a fault that loses the race for the slot
+	 * may make and drop a record for nothing.
+	 */
+	slots = inplace_slots_get(d, off / HPAGE_PMD_NR, GFP_KERNEL);
+	if (!slots)
+		return false;
 	/* claim the slot until the PTE is in, as for an extent */
-	if (swapcache_prepare(entry, 1))
+	if (swapcache_prepare(entry, 1)) {
+		inplace_slots_put(d, slots, off / HPAGE_PMD_NR);
 		return inplace_pte_changed(vmf);
+	}
 
 	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
 	if (unlikely(!vmf->pte))
@@ -854,13 +1073,15 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 		pte_unmap_unlock(vmf->pte, vmf->ptl);
 		goto unmapped;
 	}
-	inplace_pte_install(d, vma, vmf->address, vmf->pte, pte, off, excl);
+	inplace_pte_install(d, slots, vma, vmf->address, vmf->pte, pte, off,
+			    excl);
 	inplace_map_around(d, si, vmf, policy);
 	pte_unmap_unlock(vmf->pte, vmf->ptl);
 	vmf->pte = NULL;
 	goto unclaim;
 unmapped:
 	vmf->pte = NULL;
+	inplace_slots_put(d, slots, off / HPAGE_PMD_NR);
 unclaim:
 	swapcache_clear(si, entry, 1);
 	/* done either way: mapped, or the PTE changed under us */
@@ -913,10 +1134,12 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 	struct vm_area_struct *vma = walk->vma;
 	struct inplace_walk *w = walk->private;
 	unsigned long promote[16], first = addr;
+	swp_entry_t promoted[16];
 	int i, nr_promote = 0, tight = -1;
 	bool young = false;
 	pte_t *start, *ptep, pte;
 	struct inplace_dev *d = NULL;
+	struct inplace_slots *slots;
 	unsigned long off;
 	spinlock_t *ptl;	/* the page table's */
 	u8 heat;
@@ -942,18 +1165,22 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 				inplace_pte_revert(d, vma, addr, ptep, 0);
 			continue;
 		}
+		/* alive: the mapping, under this lock, holds a reference */
+		slots = inplace_slots_of(d, off / HPAGE_PMD_NR);
+		if (WARN_ON_ONCE(!slots))
+			continue;
 		/*
 		 * x86's ptep_clear_flush_young() does not flush: a TLB entry
 		 * would hide the next accesses. Flush once for the table.
 		 */
-		heat = READ_ONCE(d->pte_heat[off]);
+		heat = READ_ONCE(slots->heat[off % HPAGE_PMD_NR]);
 		if (ptep_test_and_clear_young(vma, addr, ptep)) {
 			heat = min_t(unsigned int, heat + 1, U8_MAX);
 			young = true;
 		} else {
 			heat = 0;
 		}
-		WRITE_ONCE(d->pte_heat[off], heat);
+		WRITE_ONCE(slots->heat[off % HPAGE_PMD_NR], heat);
 		if (heat < READ_ONCE(promote_threshold) || w->budget <= 0 ||
 		    w->pressure || nr_promote == ARRAY_SIZE(promote) ||
 		    !inplace_dram_free())
@@ -962,7 +1189,9 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 			tight = huge_swap_memcg_tight(vma->vm_mm);
 		if (tight)
 			continue;
-		inplace_pte_revert(d, vma, addr, ptep, PMSWAP_REVERT_PROMOTE);
+		pte = inplace_pte_revert(d, vma, addr, ptep,
+					 PMSWAP_REVERT_PROMOTE);
+		promoted[nr_promote] = pte_to_swp_entry(pte);
 		w->budget--;
 		promote[nr_promote++] = addr;
 	}
@@ -970,8 +1199,10 @@ static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 		flush_tlb_range(vma, first, end);
 	pte_unmap_unlock(start, ptl);
 	/* Fault them into DRAM now; the mmap lock stays held (no retry). */
-	for (i = 0; i < nr_promote; i++)
+	for (i = 0; i < nr_promote; i++) {
 		handle_mm_fault(vma, promote[i], FAULT_FLAG_REMOTE, NULL);
+		inplace_drop_promote(promoted[i]);
+	}
 	return 0;
 }
 #else
@@ -1197,14 +1428,15 @@ static ssize_t inplace_stats_show(struct kobject *kobj,
 	promotions = atomic_long_read(&d->promotions);
 	pte_maps = atomic_long_read(&d->pte_maps);
 	pte_promotions = atomic_long_read(&d->pte_promotions);
-	/* THPs (extents) first, then 4 KiB pages */
+	/* THPs (extents) first, then 4 KiB pages, then the state kept */
 	return sysfs_emit(buf,
-			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\npte_maps_around %ld\n",
+			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\npte_maps_around %ld\nslot_records %ld\nmetadata_bytes %lu\n",
 			  atomic_long_read(&d->now), maps, promotions,
 			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE +
 			  (long long)max(pte_maps - pte_promotions, 0L) * PAGE_SIZE,
 			  atomic_long_read(&d->pte_now), pte_maps,
-			  pte_promotions, atomic_long_read(&d->pte_around));
+			  pte_promotions, atomic_long_read(&d->pte_around),
+			  atomic_long_read(&d->nr_slots), inplace_dev_bytes(d));
 }
 
 static struct kobj_attribute inplace_attr = __ATTR_RW_MODE(inplace, 0600);
@@ -1220,22 +1452,23 @@ static const struct attribute_group inplace_dev_group = {
 	.attrs = inplace_dev_attrs,
 };
 
-/* a bitmap with a bit per swap slot: large devices need vmalloc */
-static unsigned long *inplace_slot_bitmap(unsigned long nr)
-{
-	return kvcalloc(BITS_TO_LONGS(nr), sizeof(unsigned long), GFP_KERNEL);
-}
-
+/*
+ * After swapoff (nothing is mapped in place, no lookup can reach @d): the
+ * records left are those of promotions whose fault never took them (see
+ * inplace_drop_promote()).
+ */
 static void inplace_dev_free(struct inplace_dev *d)
 {
+	struct inplace_slots *slots;
+	unsigned long ext;
+
+	xa_for_each(&d->slots, ext, slots)
+		kmem_cache_free(inplace_slots_cache, slots);
+	xa_destroy(&d->slots);
 	bitmap_free(d->rw);
 	bitmap_free(d->promote);
 	bitmap_free(d->excl);
 	kvfree(d->heat);
-	kvfree(d->pte_rw);
-	kvfree(d->pte_excl);
-	kvfree(d->pte_promote);
-	kvfree(d->pte_heat);
 	kfree(d);
 }
 
@@ -1263,12 +1496,8 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 	d->promote = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->excl = bitmap_zalloc(d->nr_extents, GFP_KERNEL);
 	d->heat = kvzalloc(d->nr_extents, GFP_KERNEL);
-	d->pte_rw = inplace_slot_bitmap(d->max);
-	d->pte_excl = inplace_slot_bitmap(d->max);
-	d->pte_promote = inplace_slot_bitmap(d->max);
-	d->pte_heat = kvzalloc(d->max, GFP_KERNEL);
-	if (!d->rw || !d->promote || !d->excl || !d->heat || !d->pte_rw ||
-	    !d->pte_excl || !d->pte_promote || !d->pte_heat) {
+	xa_init(&d->slots);
+	if (!d->rw || !d->promote || !d->excl || !d->heat) {
 		inplace_dev_free(d);
 		goto nomem;
 	}
@@ -1451,6 +1680,9 @@ static int __init pmswap_inplace_init(void)
 {
 	int err;
 
+	inplace_slots_cache = KMEM_CACHE(inplace_slots, 0);
+	if (!inplace_slots_cache)
+		pr_warn("out of memory: 4 KiB swap slots are never mapped in place\n");
 	if (!pmswap_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(pmswap_kobj, &inplace_group);

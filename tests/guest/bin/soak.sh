@@ -298,6 +298,11 @@ leak_check
 leaks1=$leaks
 echo "# exited, before swapoff: swap in use $used1 kB (before the soak: $used0 kB), left:${leaks:- nothing}"
 grep -E '^(Shmem|SwapCached|SwapFree|SwapTotal|PmswapInPlace):' /proc/meminfo | sed 's/^/# /'
+# per-slot state left (a promotion whose slot was freed before its fault
+# keeps its extent's record until swapoff): shown, not a leak
+for f in /sys/kernel/mm/pmswap/pmem/*/inplace_stats; do
+	[ -f "$f" ] && echo "# ${f%/inplace_stats}: $(grep -E '^(slot_records|metadata_bytes) ' "$f" | tr '\n' ' ')"
+done
 cached=$(awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo)
 
 sed 's/^/# /' /tmp/stress.log | grep -v '^# *$'
