@@ -15,6 +15,15 @@
  * loop); the other THP is not touched. Two passes (page 37 of the first
  * THP, page 511 of the second), then a fresh 16 MiB swap round trip (in a
  * child) shows the kernel still works.
+ * Under read and always, a third pass races the poison with a fault that
+ * maps in place (issue 14 item 4, memory failure side): the kernel's race
+ * window "inplace_map" holds the reader's first fault (on the THP with
+ * the bad page 200) after its checks and slot claim, before it takes the
+ * PMD lock to map the extent; a thread of the reader poisons the page
+ * while it waits, then lets it go. The fault must see the bad slot under
+ * the lock and not map the extent: the same rules as above then hold
+ * (QEMU's poison reads back the old data, so a mapping of the extent
+ * shows as no SIGBUS and PmswapInPlace covering the bad page).
  *
  * fullbb POLICY: the same with the pmem disk's bad block table full
  * (filled through the writable /sys/block/<disk>/badblocks with one-sector
@@ -59,6 +68,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,6 +274,8 @@ struct slot_case {
 	 * anyway, and do not fail the injection's test point on that.
 	 */
 	bool lenient;
+	/* poison while the first fault waits in the inplace_map window */
+	bool race;
 };
 
 struct sigrec {
@@ -289,7 +301,49 @@ struct slot_report {
 	int first;			/* first read of the bad page: RP_* */
 	int again;			/* second read of the bad page: RP_* */
 	struct sigrec again_rec;
+	/* race: armed, fault reached the window, still there after the poison */
+	bool armed, raced, held;
+	long hits0, hits1;
 };
+
+static void race_release(void)
+{
+	pt_race_release("inplace_map");
+}
+
+struct race_ctx {
+	struct slot_report *r;
+	volatile int first_done;	/* the reader's first page is read */
+};
+
+static void poison_slot(struct slot_report *r)
+{
+	char pfn[32];
+	long n0 = pt_stat_key(knob_stats, "poison_notices");
+
+	snprintf(pfn, sizeof(pfn), "%#lx", r->pfn);
+	r->poison_err = write_file(POISON, pfn);
+	r->notices = pt_stat_key(knob_stats, "poison_notices") - n0;
+}
+
+/*
+ * The reader's other thread: once the reader's first fault waits in the
+ * window, poison the bad page, note whether the fault is still there,
+ * and let it go. It poisons even when the fault never came, so the reads
+ * still check the page (and the race point fails).
+ */
+static void *race_poisoner(void *arg)
+{
+	struct race_ctx *x = arg;
+	struct slot_report *r = x->r;
+
+	r->raced = pt_race_wait("inplace_map", r->hits0, 60);
+	poison_slot(r);
+	r->held = r->raced && !x->first_done;
+	r->hits1 = pt_race_hits("inplace_map");
+	pt_race_release("inplace_map");
+	return NULL;
+}
 
 static void record(struct sigrec *r, const char *base, long page)
 {
@@ -307,8 +361,10 @@ static int slot_child(void *arg, int out)
 	struct slot_report r = { .stage = ST_START };
 	long bad_idx = (long)c->thp * PT_PMD_PAGES + c->page, i;
 	unsigned char vec[SLOT_PAGES];
-	long n0, e0;
-	char pfn[32];
+	struct race_ctx x = { .r = &r };
+	bool thread = false;
+	pthread_t t;
+	long e0;
 	char *mem;
 	uint64_t e;
 	int fd;
@@ -332,14 +388,24 @@ static int slot_child(void *arg, int out)
 	r.stage = ST_SWAPPED;
 	r.offset = PT_PM_SWP_OFFSET(e);
 	r.pfn = c->phys0 / PT_PAGE_SIZE + r.offset;
-	snprintf(pfn, sizeof(pfn), "%#lx", r.pfn);
-	n0 = pt_stat_key(knob_stats, "poison_notices");
 	e0 = pt_stat_key(knob_stats, "read_errors");
-	r.poison_err = write_file(POISON, pfn);
-	r.notices = pt_stat_key(knob_stats, "poison_notices") - n0;
-	/* the write reached memory_failure() even if that failed: read */
-	if (r.poison_err == -ENOENT || r.poison_err == -EACCES)
-		goto out;
+	if (c->race) {
+		/* only this process's fault; held longer than any poisoning */
+		r.hits0 = pt_race_hits("inplace_map");
+		r.armed = !pt_race_arm("inplace_map", 300000, getpid());
+		if (!r.armed)
+			pt_race_release("inplace_map");
+		thread = !pthread_create(&t, NULL, race_poisoner, &x);
+		if (!thread) {
+			pt_race_release("inplace_map");
+			goto out;
+		}
+	} else {
+		poison_slot(&r);
+		/* the write reached memory_failure() even if that failed: read */
+		if (r.poison_err == -ENOENT || r.poison_err == -EACCES)
+			goto out;
+	}
 	r.stage = ST_POISONED;
 
 	/* every page once; a hang is ended by the alarm (child killed) */
@@ -350,6 +416,12 @@ static int slot_child(void *arg, int out)
 
 		int rp = read_page(mem, i * PT_PAGE_SIZE, c->seed);
 
+		if (!i && thread) {
+			x.first_done = 1;
+			pthread_join(t, NULL);
+			thread = false;
+			alarm(120);
+		}
 		if (i == bad_idx)
 			r.first = rp;
 		switch (rp) {
@@ -438,6 +510,17 @@ static void slot_pass(const char *what, const struct slot_case *c)
 			 "%s: pmem pfn %#lx (swap offset %lu) poisoned: %s, %ld poison notice(s)\n",
 			 what, r.pfn, r.offset,
 			 r.poison_err ? strerror(-r.poison_err) : "ok", r.notices);
+	if (c->race) {
+		ksft_print_msg("%s: race window %s, the reader's first fault %s it (hits %ld -> %ld)%s\n",
+			       what, r.armed ? "armed" : "NOT armed",
+			       r.raced ? "reached" : "NEVER reached", r.hits0,
+			       r.hits1, r.raced ? (r.held ? " and waited there until after the poison" :
+							 ", but did NOT wait there until after the poison") : "");
+		ksft_test_result(r.armed && r.raced && r.held &&
+				 r.hits1 == r.hits0 + 1,
+				 "%s: the reader's fault waited between its checks and the PMD lock while the page was poisoned\n",
+				 what);
+	}
 	if (r.stage < ST_READ) {
 		for (i = 2; i < SLOT_TESTS; i++)
 			ksft_test_result_fail("%s: not read (child %s at stage %d)\n",
@@ -550,9 +633,12 @@ static void do_badslot(const char *policy)
 {
 	char path[340], buf[64];
 	unsigned long phys0;
-	struct slot_case c1, c2;
+	struct slot_case c1, c2, c3;
+	/* the race window is on the way of a fault that maps in place */
+	bool race = strcmp(policy, "never") != 0;
+	int i;
 
-	ksft_set_plan(2 + 2 * SLOT_TESTS);
+	ksft_set_plan(2 + 2 * SLOT_TESTS + (race ? SLOT_TESTS + 1 : 0));
 	set_policy(policy);
 	snprintf(path, sizeof(path), "%s/phys_start", dir);
 	phys0 = pt_read_str(path, buf, sizeof(buf)) ? 0 : strtoul(buf, NULL, 0);
@@ -561,6 +647,17 @@ static void do_badslot(const char *policy)
 	c2 = (struct slot_case){ .thp = 1, .page = 511, .seed = 511, .phys0 = phys0 };
 	slot_pass("pass 1", &c1);
 	slot_pass("pass 2", &c2);
+	if (race) {
+		c3 = (struct slot_case){ .thp = 0, .page = 200, .seed = 200,
+					 .phys0 = phys0, .race = true };
+		if (pt_race_available()) {
+			atexit(race_release);
+			slot_pass("pass 3 (poison races a fault)", &c3);
+		} else {
+			for (i = 0; i < SLOT_TESTS + 1; i++)
+				ksft_test_result_skip("pass 3 (poison races a fault): kernel without race windows (CONFIG_PMSWAP_RACE_WINDOWS)\n");
+		}
+	}
 	show_file("stats", knob_stats);
 	show_file("inplace_stats", knob_istats);
 	fresh_round_trip("after 2 bad slots");
@@ -917,11 +1014,6 @@ static void victim_result(const char *what, const struct victim_report *r,
 			 r->ok + r->bus == (long)VICTIM_PAGES,
 			 "%s: every page its own data or SIGBUS: %ld intact + %ld SIGBUS, %ld other wrong data\n",
 			 what, r->ok, r->bus, got ? r->other : -1);
-}
-
-static void race_release(void)
-{
-	pt_race_release("inplace_map");
 }
 
 static void do_unbind(void)
