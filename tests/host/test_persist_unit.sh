@@ -20,7 +20,7 @@ uuid=0d7f1c4e-3a5b-4c6d-8e9f-0a1b2c3d4e5f
 drv=$tmp/persist-drv
 export PMSWAP_SYSTEMD_DIR=$tmp/units
 echo "TAP version 13"
-echo "1..8"
+echo "1..12"
 gcc -Wall -Wextra -Werror -I "$repo/tools/pmswap" -o "$drv" \
 	"$repo/tests/host/lib/persist-drv.c" "$repo/tools/pmswap/persist.c"
 t $? "persist.c builds on its own, warning-free"
@@ -29,9 +29,11 @@ mkdir -p "$tmp/units"
 rc=$?
 sed 's/^/# /' "$tmp/w.out" "$tmp/units/pmswap.service" 2>/dev/null
 unit=$tmp/units/pmswap.service
-[ $rc = 0 ] && grep -qx "ExecStart=$drv setup --namespace $uuid --priority 7 --policy read" "$unit" &&
-	grep -qx "ExecStop=$drv off $uuid" "$unit"
-t $? "ExecStart sets the namespace up by UUID with priority and policy; ExecStop swaps it off (exit $rc)"
+[ $rc = 0 ] && grep -qx "ExecStart=\"$drv\" setup --namespace \"$uuid\" --wait 90 --priority 7 --policy read" "$unit" &&
+	grep -qx "ExecStop=\"$drv\" off \"$uuid\"" "$unit"
+t $? "ExecStart sets the namespace up by UUID (waiting for it) with priority and policy; ExecStop swaps it off (exit $rc)"
+! grep -q "udev-settle" "$unit" && grep -qx "After=systemd-udev-trigger.service systemd-modules-load.service" "$unit"
+t $? "no deprecated systemd-udev-settle: after udev's coldplug trigger, the unit waits for its namespace"
 grep -qx "WantedBy=swap.target" "$unit" && grep -qx "Before=swap.target umount.target" "$unit" &&
 	grep -qx "DefaultDependencies=no" "$unit" && grep -qx "Type=oneshot" "$unit" &&
 	grep -qx "RemainAfterExit=yes" "$unit" &&
@@ -42,8 +44,32 @@ rc=$?
 sed 's/^/# /' "$tmp/v.out"
 [ $rc = 0 ] && [ ! -s "$tmp/v.out" ]
 t $? "systemd-analyze verify accepts the unit, no warning (exit $rc)"
-"$drv" write $uuid -1 > /dev/null 2>&1 && grep -qx "ExecStart=$drv setup --namespace $uuid" "$unit"
+"$drv" write $uuid -1 > /dev/null 2>&1 && grep -qx "ExecStart=\"$drv\" setup --namespace \"$uuid\" --wait 90" "$unit"
 t $? "without priority and policy, ExecStart has neither"
+# a program path with a space, a specifier and a dollar: systemd must find
+# the program (verify checks that it is executable)
+odd="$tmp/opt/pm swap 100% \$HOME"
+mkdir -p "$odd" && cp "$drv" "$odd/pmswap"
+"$odd/pmswap" write $uuid 3 > /dev/null 2>&1
+rc=$?
+grep '^Exec' "$unit" | sed 's/^/# /'
+want="ExecStart=\"${odd//%/%%}/pmswap\""
+[ $rc = 0 ] && grep -qxF "$want setup --namespace \"$uuid\" --wait 90 --priority 3" "$unit"
+t $? "a path with a space, % and \$ is written as one quoted word, % escaped as %% (exit $rc)"
+systemd-analyze verify --man=no "$unit" > "$tmp/v2.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/v2.out"
+[ $rc = 0 ] && [ ! -s "$tmp/v2.out" ]
+t $? "systemd-analyze verify finds that program: the quoting is systemd's (exit $rc)"
+# a path systemd refuses to run: a clear error, the old unit stays
+quote="$tmp/opt/it's"
+mkdir -p "$quote" && cp "$drv" "$quote/pmswap"
+"$quote/pmswap" write $uuid 5 > "$tmp/q.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/q.out"
+[ $rc = 1 ] && grep -q "systemd cannot run" "$tmp/q.out" && grep -q -- "--priority 3$" "$unit" &&
+	[ ! -e "$unit.tmp" ]
+t $? "a path with a quote: exit 1 with a clear error, the unit before it is kept (exit $rc)"
 "$drv" remove > "$tmp/r.out" 2>&1
 rc=$?
 [ $rc = 0 ] && [ ! -e "$unit" ] && [ ! -e "$tmp/units/swap.target.wants/pmswap.service" ] &&

@@ -12,6 +12,12 @@
  * sets the policy. A volatile target (memmap= pmem) loses that info
  * block at reboot and is not supported. There is one unit.
  *
+ * At boot the unit waits for the namespace itself (setup --wait), after
+ * udev's coldplug trigger, rather than for every device to settle
+ * (systemd-udev-settle is deprecated). Every word of its command lines is
+ * quoted the way systemd parses them, so a path with a space, a '%' or a
+ * '$' runs as written (systemd refuses one with a quote or a backslash).
+ *
  * The unit goes to /etc/systemd/system (PMSWAP_SYSTEMD_DIR overrides it,
  * for tests and image builders), enabled the way "systemctl enable" does
  * for WantedBy=swap.target: a symlink in swap.target.wants/. Nothing here
@@ -29,6 +35,8 @@
 
 #define UNIT		"pmswap.service"
 #define WANTS		"swap.target.wants"
+/* seconds the boot unit waits for the namespace to appear */
+#define PERSIST_WAIT	90
 
 static const char *unit_dir(void)
 {
@@ -56,6 +64,34 @@ static void daemon_reload(void)
 }
 
 /*
+ * Write @word as one double-quoted word of a unit's command line. systemd
+ * expands '%' specifiers in every word, and '$' variables in arguments
+ * (@exe false) but not in the program's path (@exe true), and takes C
+ * escapes inside quotes. It refuses a program path with a quote or a
+ * backslash. False for a word the unit cannot hold that way (that, or a
+ * control character).
+ */
+static bool unit_word(FILE *f, const char *word, bool exe)
+{
+	const char *c;
+
+	for (c = word; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    (exe && strchr("\"'\\", *c)))
+			return false;
+	fputc('"', f);
+	for (c = word; *c; c++) {
+		if (*c == '%' || (*c == '$' && !exe))
+			fputc(*c, f);
+		else if (*c == '\\' || *c == '"' || *c == '\'')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	fputc('"', f);
+	return true;
+}
+
+/*
  * @id: how the unit finds the namespace at boot, its UUID (or, for a
  * namespace without labels, its name)
  */
@@ -64,6 +100,7 @@ int persist_write(const char *id, int prio, const char *policy)
 	char exe[512], path[600], tmp[620], link[640], dir[620];
 	const char *d = unit_dir();
 	char prio_opt[32] = "", policy_opt[48] = "";
+	bool ok;
 	ssize_t n;
 	FILE *f;
 
@@ -90,23 +127,33 @@ int persist_write(const char *id, int prio, const char *policy)
 	fprintf(f,
 		"# Written by 'pmswap setup --persist'; 'pmswap off --persist' removes it.\n"
 		"[Unit]\n"
-		"Description=Swap on persistent memory (pmswap, namespace %s)\n"
+		"Description=Swap on persistent memory (pmswap)\n"
 		"Documentation=man:pmswap(8)\n"
 		"DefaultDependencies=no\n"
-		"Wants=systemd-udev-settle.service\n"
-		"After=systemd-udev-settle.service systemd-modules-load.service\n"
+		"After=systemd-udev-trigger.service systemd-modules-load.service\n"
 		"Before=swap.target umount.target\n"
 		"Conflicts=umount.target\n"
 		"\n"
 		"[Service]\n"
 		"Type=oneshot\n"
 		"RemainAfterExit=yes\n"
-		"ExecStart=%s setup --namespace %s%s%s\n"
-		"ExecStop=%s off %s\n"
-		"\n"
-		"[Install]\n"
-		"WantedBy=swap.target\n",
-		id, exe, id, prio_opt, policy_opt, exe, id);
+		"ExecStart=");
+	ok = unit_word(f, exe, true);
+	fprintf(f, " setup --namespace ");
+	ok = ok && unit_word(f, id, false);
+	fprintf(f, " --wait %d%s%s\nExecStop=", PERSIST_WAIT, prio_opt,
+		policy_opt);
+	ok = ok && unit_word(f, exe, true);
+	fprintf(f, " off ");
+	ok = ok && unit_word(f, id, false);
+	fprintf(f, "\n\n[Install]\nWantedBy=swap.target\n");
+	if (!ok) {
+		fclose(f);
+		unlink(tmp);
+		err("--persist: systemd cannot run %s from a unit (a quote, a backslash or a control character in its path), or the namespace name has a control character; install pmswap elsewhere (swap is on for this boot only)\n",
+		    exe);
+		return EXIT_FAIL;
+	}
 	if (fclose(f) || rename(tmp, path)) {
 		err("--persist: cannot write %s: %s (swap is on for this boot only)\n",
 		    path, strerror(errno));

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -63,7 +64,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: pmswap setup [--region REGION | --namespace NAMESPACE] [--size SIZE]\n"
 "                    [--priority PRIO] [--policy never|read|always] [--force]\n"
-"                    [--persist]\n"
+"                    [--wait SECS] [--persist]\n"
 "       pmswap status [--json | --prometheus]\n"
 "       pmswap off [DEVICE | NAMESPACE] [--persist]\n"
 "       pmswap run --memory-max SIZE [--swap-max SIZE] [--policy P]\n"
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 "        device's map-in-place policy. --persist also writes and enables\n"
 "        a systemd unit, pmswap.service, that does the same setup at boot\n"
 "        (the namespace by UUID, with the same priority and policy).\n"
+"        --wait: with --namespace, wait up to SECS seconds for it and its\n"
+"        block device to appear (the boot unit uses it).\n"
 "status  list pmem swap devices: size, use, huge extents, I/O path, counters.\n"
 "off     swapoff DEVICE or NAMESPACE (default: every pmem swap device);\n"
 "        --persist also removes pmswap.service.\n"
@@ -337,6 +340,32 @@ static bool ns_named(struct ndctl_namespace *ndns, const char *name)
 	       (b && !strcmp(b, name)) ||
 	       (ns_uuid(ndns, false, uu) && !strcasecmp(uu, name)) ||
 	       (ns_uuid(ndns, true, uu) && !strcasecmp(uu, name));
+}
+
+/*
+ * Is namespace @name there, with its block device node? At boot, nd_pmem
+ * may still be probing when pmswap.service starts: setup --wait polls
+ * for it rather than waiting for every device (systemd-udev-settle).
+ */
+static bool ns_present(struct ndctl_ctx *ctx, const char *name)
+{
+	struct ndctl_namespace *ndns;
+	struct ndctl_region *region;
+	struct ndctl_bus *bus;
+	char dev[80];
+
+	ndctl_bus_foreach(ctx, bus)
+		ndctl_region_foreach(bus, region)
+			ndctl_namespace_foreach(region, ndns) {
+				const char *b;
+
+				if (!ns_named(ndns, name))
+					continue;
+				b = ns_blockdev(ndns);
+				snprintf(dev, sizeof(dev), "/dev/%s", b ? b : "");
+				return b && !access(dev, F_OK);
+			}
+	return false;
 }
 
 static struct ndctl_namespace *find_ns_by_blockdev(struct ndctl_ctx *ctx,
@@ -1028,6 +1057,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "policy", required_argument, NULL, 'o' },
 		{ "persist", no_argument, NULL, 'k' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1038,13 +1068,13 @@ int main(int argc, char **argv)
 	unsigned long long size = 0;
 	bool force = false, json = false, prom = false, persist = false;
 	struct ndctl_ctx *ctx = NULL;
-	int c, prio = -1, rc;
+	int c, prio = -1, wait = 0, rc;
 	char *end;
 
 	/* run takes its own options, and CMD's after "--" */
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "r:n:s:p:fo:kjPhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:n:s:p:fo:kw:jPhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': region = optarg; break;
 		case 'n': ns = optarg; break;
@@ -1071,6 +1101,15 @@ int main(int argc, char **argv)
 			policy = optarg;
 			break;
 		case 'k': persist = true; break;
+		case 'w':
+			errno = 0;
+			wait = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || wait < 0 ||
+			    wait > 3600) {
+				err("bad --wait '%s' (0 to 3600 seconds)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'j': json = true; break;
 		case 'P': prom = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -1096,6 +1135,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "setup") && (region || ns || size || prio >= 0 || force ||
 				     policy)) {
 		err("--region, --namespace, --size, --priority, --force and --policy are for 'setup'\n");
+		return EXIT_USAGE;
+	}
+	if (wait && (strcmp(cmd, "setup") || !ns)) {
+		err("--wait is for 'setup --namespace'\n");
 		return EXIT_USAGE;
 	}
 	if (persist && !strcmp(cmd, "status")) {
@@ -1127,6 +1170,25 @@ int main(int argc, char **argv)
 			if (!strcmp(cmd, "setup"))
 				return EXIT_FAIL;
 			ctx = NULL;	/* status still works from /proc and sysfs */
+		}
+	}
+	/* a fresh libndctl context per look: it reads sysfs once */
+	if (ctx && wait) {
+		struct timespec t0, now;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (!ns_present(ctx, ns)) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000LL +
+			    (now.tv_nsec - t0.tv_nsec) / 1000000 >= wait * 1000LL)
+				break;	/* setup says what is missing */
+			ndctl_unref(ctx);
+			ctx = NULL;
+			usleep(250000);
+			if (ndctl_new(&ctx)) {
+				err("cannot open libndctl\n");
+				return EXIT_FAIL;
+			}
 		}
 	}
 	if (!strcmp(cmd, "setup"))

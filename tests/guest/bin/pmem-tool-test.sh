@@ -196,15 +196,18 @@ pns=$(ndctl list -N 2>/dev/null | tr -d ' \n' | sed 's/},{/}\n{/g' | grep "\"blo
 echo "# $pdev: namespace uuid ${pns:-none}"
 start=$(sed -n 's/^ExecStart=//p' $unit 2>/dev/null)
 stop=$(sed -n 's/^ExecStop=//p' $unit 2>/dev/null)
-[ -n "$pns" ] && echo "$start" | grep -q -- "setup --namespace $pns --priority 7 --policy never$" &&
-	echo "$stop" | grep -q -- "off $pns$" && grep -q "^WantedBy=swap.target$" $unit &&
+# a unit's command line split into words as systemd does: each word is in
+# double quotes, and the guest's paths have no '%' or '$' to unescape
+unit_run() { eval "set -- $1"; "$@"; }
+[ -n "$pns" ] && echo "$start" | grep -q -- "setup --namespace \"$pns\" --wait 90 --priority 7 --policy never$" &&
+	echo "$stop" | grep -q -- "off \"$pns\"$" && grep -q "^WantedBy=swap.target$" $unit &&
 	[ "$(readlink $units/swap.target.wants/pmswap.service)" = ../pmswap.service ]
 ok $? "pmswap.service: the namespace by UUID, priority and policy, enabled for swap.target"
 grep -q '\[never\]' "$sysdir/$pdev/inplace"
 ok $? "setup --policy never set the policy of $pdev ($(cat "$sysdir/$pdev/inplace" 2>&1))"
-expect 0 "the unit's ExecStop swaps off by UUID" $stop
+expect 0 "the unit's ExecStop swaps off by UUID" unit_run "$stop"
 ! grep -q pmem /proc/swaps; ok $? "no pmem swap left after ExecStop"
-expect 0 "the unit's ExecStart brings it back" $start
+expect 0 "the unit's ExecStart brings it back" unit_run "$start"
 awk -v d="/dev/$pdev" '$1 == d && $5 == 7 { f = 1 } END { exit !f }' /proc/swaps &&
 	grep -q '\[never\]' "$sysdir/$pdev/inplace"
 ok $? "after ExecStart: /dev/$pdev is swap again with priority 7 and policy never"
@@ -216,6 +219,12 @@ expect 0 "off --persist" pmswap off --persist
 [ ! -e $unit ] && [ ! -e $units/swap.target.wants/pmswap.service ] && ! grep -q pmem /proc/swaps
 ok $? "off --persist removed the unit and its enablement, and swapped off"
 expect 3 "setup --namespace with an unknown UUID" pmswap setup --namespace 01234567-89ab-cdef-0123-456789abcdef
+t0=$(date +%s)
+expect 3 "setup --namespace with an unknown UUID and --wait 3" pmswap setup --namespace 01234567-89ab-cdef-0123-456789abcdef --wait 3
+t1=$(date +%s)
+[ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 10 ]
+ok $? "--wait 3 looked for the namespace 3 to 10 s before giving up ($((t1 - t0)) s)"
+expect 2 "--wait without --namespace" pmswap setup --wait 3
 chmod 500 $units
 expect 1 "setup --persist into a directory it cannot write" /sbin/setpriv --inh-caps=-dac_override --bounding-set=-dac_override pmswap setup --persist
 has "swap is on for this boot only"; ok $? "message says swap is on for this boot only"
