@@ -16,6 +16,13 @@ t() {	# t RESULT DESCRIPTION
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
+# verify: systemd-analyze verify the unit; 0 if it exits 0 with no output
+verify() {
+	systemd-analyze verify --man=no "$unit" > "$tmp/v.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tmp/v.out"
+	[ $rc = 0 ] && [ ! -s "$tmp/v.out" ]
+}
 uuid=0d7f1c4e-3a5b-4c6d-8e9f-0a1b2c3d4e5f
 drv=$tmp/persist-drv
 export PMSWAP_SYSTEMD_DIR=$tmp/units
@@ -39,10 +46,7 @@ grep -qx "WantedBy=swap.target" "$unit" && grep -qx "Before=swap.target umount.t
 	grep -qx "RemainAfterExit=yes" "$unit" &&
 	[ "$(readlink "$tmp/units/swap.target.wants/pmswap.service")" = ../pmswap.service ]
 t $? "a oneshot before swap.target, enabled by swap.target.wants/pmswap.service"
-systemd-analyze verify --man=no "$unit" > "$tmp/v.out" 2>&1
-rc=$?
-sed 's/^/# /' "$tmp/v.out"
-[ $rc = 0 ] && [ ! -s "$tmp/v.out" ]
+verify
 t $? "systemd-analyze verify accepts the unit, no warning (exit $rc)"
 "$drv" write $uuid -1 > /dev/null 2>&1 && grep -qx "ExecStart=\"$drv\" setup --namespace \"$uuid\" --wait 90" "$unit"
 t $? "without priority and policy, ExecStart has neither"
@@ -56,10 +60,7 @@ grep '^Exec' "$unit" | sed 's/^/# /'
 want="ExecStart=\"${odd//%/%%}/pmswap\""
 [ $rc = 0 ] && grep -qxF "$want setup --namespace \"$uuid\" --wait 90 --priority 3" "$unit"
 t $? "a path with a space, % and \$ is written as one quoted word, % escaped as %% (exit $rc)"
-systemd-analyze verify --man=no "$unit" > "$tmp/v2.out" 2>&1
-rc=$?
-sed 's/^/# /' "$tmp/v2.out"
-[ $rc = 0 ] && [ ! -s "$tmp/v2.out" ]
+verify
 t $? "systemd-analyze verify finds that program: the quoting is systemd's (exit $rc)"
 # a path systemd refuses to run: a clear error, the old unit stays
 quote="$tmp/opt/it's"
