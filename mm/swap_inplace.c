@@ -1368,7 +1368,7 @@ static struct notifier_block inplace_failure_nb = {
 	.notifier_call = inplace_failure,
 };
 
-/* sysfs: /sys/kernel/mm/pmswap/pmem/<disk>/{inplace,inplace_stats} */
+/* sysfs: /sys/kernel/mm/pmswap/pmem/<disk>/inplace and stats/inplace_* */
 
 static struct inplace_dev *inplace_kobj_dev(struct kobject *kobj)
 {
@@ -1416,35 +1416,96 @@ static ssize_t inplace_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return d ? policy_store(&d->policy, buf, count) : -ENODEV;
 }
 
-static ssize_t inplace_stats_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	struct inplace_dev *d = inplace_kobj_dev(kobj);
-	long maps, promotions, pte_maps, pte_promotions;
+/*
+ * The device's stats/ directory gets one file per in-place counter while
+ * map in place runs on it (merged into swap_pmem.c's "stats" group).
+ */
+enum inplace_stat {
+	IS_MAPPED_NOW, IS_MAPS, IS_PROMOTIONS, IS_COPY_AVOIDED_BYTES,
+	IS_PTE_MAPPED_NOW, IS_PTE_MAPS, IS_PTE_PROMOTIONS, IS_PTE_MAPS_AROUND,
+	IS_SLOT_RECORDS, IS_METADATA_BYTES,
+};
 
-	if (!d)
-		return -ENODEV;
-	maps = atomic_long_read(&d->maps);
-	promotions = atomic_long_read(&d->promotions);
-	pte_maps = atomic_long_read(&d->pte_maps);
-	pte_promotions = atomic_long_read(&d->pte_promotions);
-	/* THPs (extents) first, then 4 KiB pages, then the state kept */
-	return sysfs_emit(buf,
-			  "mapped_now %ld\nmaps %ld\npromotions %ld\ncopy_avoided_bytes %lld\npte_mapped_now %ld\npte_maps %ld\npte_promotions %ld\npte_maps_around %ld\nslot_records %ld\nmetadata_bytes %lu\n",
-			  atomic_long_read(&d->now), maps, promotions,
-			  (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE +
-			  (long long)max(pte_maps - pte_promotions, 0L) * PAGE_SIZE,
-			  atomic_long_read(&d->pte_now), pte_maps,
-			  pte_promotions, atomic_long_read(&d->pte_around),
-			  atomic_long_read(&d->nr_slots), inplace_dev_bytes(d));
+static long long inplace_stat(struct inplace_dev *d, enum inplace_stat which)
+{
+	long maps = atomic_long_read(&d->maps);
+	long promotions = atomic_long_read(&d->promotions);
+	long pte_maps = atomic_long_read(&d->pte_maps);
+	long pte_promotions = atomic_long_read(&d->pte_promotions);
+
+	switch (which) {
+	case IS_MAPPED_NOW:
+		return atomic_long_read(&d->now);
+	case IS_MAPS:
+		return maps;
+	case IS_PROMOTIONS:
+		return promotions;
+	case IS_COPY_AVOIDED_BYTES:
+		/* mappings never promoted: their copy was never made */
+		return (long long)max(maps - promotions, 0L) * HPAGE_PMD_SIZE +
+		       (long long)max(pte_maps - pte_promotions, 0L) * PAGE_SIZE;
+	case IS_PTE_MAPPED_NOW:
+		return atomic_long_read(&d->pte_now);
+	case IS_PTE_MAPS:
+		return pte_maps;
+	case IS_PTE_PROMOTIONS:
+		return pte_promotions;
+	case IS_PTE_MAPS_AROUND:
+		return atomic_long_read(&d->pte_around);
+	case IS_SLOT_RECORDS:
+		return atomic_long_read(&d->nr_slots);
+	case IS_METADATA_BYTES:
+		return inplace_dev_bytes(d);
+	}
+	return 0;
 }
 
+#define INPLACE_STAT_ATTR(_name, _which)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	struct inplace_dev *d = inplace_kobj_dev(kobj);			\
+									\
+	if (!d)								\
+		return -ENODEV;						\
+	return sysfs_emit(buf, "%lld\n", inplace_stat(d, _which));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+INPLACE_STAT_ATTR(inplace_mapped_now, IS_MAPPED_NOW);
+INPLACE_STAT_ATTR(inplace_maps, IS_MAPS);
+INPLACE_STAT_ATTR(inplace_promotions, IS_PROMOTIONS);
+INPLACE_STAT_ATTR(inplace_copy_avoided_bytes, IS_COPY_AVOIDED_BYTES);
+INPLACE_STAT_ATTR(inplace_pte_mapped_now, IS_PTE_MAPPED_NOW);
+INPLACE_STAT_ATTR(inplace_pte_maps, IS_PTE_MAPS);
+INPLACE_STAT_ATTR(inplace_pte_promotions, IS_PTE_PROMOTIONS);
+INPLACE_STAT_ATTR(inplace_pte_maps_around, IS_PTE_MAPS_AROUND);
+INPLACE_STAT_ATTR(inplace_slot_records, IS_SLOT_RECORDS);
+INPLACE_STAT_ATTR(inplace_metadata_bytes, IS_METADATA_BYTES);
+
+static struct attribute *inplace_stats_attrs[] = {
+	&inplace_mapped_now_attr.attr,
+	&inplace_maps_attr.attr,
+	&inplace_promotions_attr.attr,
+	&inplace_copy_avoided_bytes_attr.attr,
+	&inplace_pte_mapped_now_attr.attr,
+	&inplace_pte_maps_attr.attr,
+	&inplace_pte_promotions_attr.attr,
+	&inplace_pte_maps_around_attr.attr,
+	&inplace_slot_records_attr.attr,
+	&inplace_metadata_bytes_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group inplace_stats_group = {
+	.name = "stats",
+	.attrs = inplace_stats_attrs,
+};
+
 static struct kobj_attribute inplace_attr = __ATTR_RW_MODE(inplace, 0600);
-static struct kobj_attribute inplace_stats_attr = __ATTR_RO(inplace_stats);
 
 static struct attribute *inplace_dev_attrs[] = {
 	&inplace_attr.attr,
-	&inplace_stats_attr.attr,
 	NULL,
 };
 
@@ -1512,7 +1573,8 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 	/* d is fully set up before lookups by type can see it */
 	smp_store_release(&inplace_devs[si->type], d);
 	mutex_unlock(&pmswap_pmem_lock);
-	if (sysfs_create_group(&pd->kobj, &inplace_dev_group))
+	if (sysfs_create_group(&pd->kobj, &inplace_dev_group) ||
+	    sysfs_merge_group(&pd->kobj, &inplace_stats_group))
 		pr_warn("%pg: no sysfs files for map in place\n", si->bdev);
 	return;
 nomem:
@@ -1532,8 +1594,10 @@ void pmswap_inplace_swapoff(struct swap_info_struct *si)
 	if (!d)
 		return;
 	WARN_ON_ONCE(atomic_long_read(&d->now) || atomic_long_read(&d->pte_now));
-	if (pd)
+	if (pd) {
+		sysfs_unmerge_group(&pd->kobj, &inplace_stats_group);
 		sysfs_remove_group(&pd->kobj, &inplace_dev_group);
+	}
 	/* a memory failure notification uses the device under this lock */
 	mutex_lock(&pmswap_pmem_lock);
 	WRITE_ONCE(inplace_devs[si->type], NULL);

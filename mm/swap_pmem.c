@@ -449,38 +449,101 @@ static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
 	}
 }
 
-static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
+/*
+ * stats/: one counter per file, as mTHP's hugepages-<size>/stats/ has.
+ * The in-place counters join the same directory while map in place runs
+ * on the device (swap_inplace.c merges its group into "stats").
+ */
+enum pmem_stat {
+	PS_PAGES_WRITTEN, PS_PAGES_READ, PS_READ_ERRORS, PS_WRITE_FALLBACKS,
+	PS_POISON_NOTICES, PS_BAD_PAGES, PS_EXTENTS_TOTAL, PS_EXTENTS_FREE,
+	PS_EXTENTS_HUGE,
+};
+
+static unsigned long pmem_stat(struct pmswap_pmem *pd, enum pmem_stat which)
 {
-	struct pmswap_pmem *pd = to_pmswap_pmem(kobj);
 	unsigned long total, free, huge;
 
+	switch (which) {
+	case PS_PAGES_WRITTEN:
+		return atomic_long_read(&pd->pages_written);
+	case PS_PAGES_READ:
+		return atomic_long_read(&pd->pages_read);
+	case PS_READ_ERRORS:
+		return atomic_long_read(&pd->read_errors);
+	case PS_WRITE_FALLBACKS:
+		return atomic_long_read(&pd->write_fallbacks);
+	case PS_POISON_NOTICES:
+		return atomic_long_read(&pd->poison_notices);
+	case PS_BAD_PAGES:
+		return pd->bad_pages;
+	case PS_EXTENTS_TOTAL:
+	case PS_EXTENTS_FREE:
+	case PS_EXTENTS_HUGE:
+		break;
+	}
 	pmswap_pmem_extents(pd, &total, &free, &huge);
-	return sysfs_emit(buf,
-			  "pages_written %ld\npages_read %ld\nread_errors %ld\n"
-			  "write_fallbacks %ld\npoison_notices %ld\nbad_pages %lu\n"
-			  "extents_total %lu\nextents_free %lu\nextents_huge %lu\n",
-			  atomic_long_read(&pd->pages_written),
-			  atomic_long_read(&pd->pages_read),
-			  atomic_long_read(&pd->read_errors),
-			  atomic_long_read(&pd->write_fallbacks),
-			  atomic_long_read(&pd->poison_notices),
-			  pd->bad_pages, total, free, huge);
+	return which == PS_EXTENTS_TOTAL ? total :
+	       which == PS_EXTENTS_FREE ? free : huge;
 }
+
+#define PMEM_STAT_ATTR(_name, _which)					\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%lu\n",					\
+			  pmem_stat(to_pmswap_pmem(kobj), _which));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+PMEM_STAT_ATTR(pages_written, PS_PAGES_WRITTEN);
+PMEM_STAT_ATTR(pages_read, PS_PAGES_READ);
+PMEM_STAT_ATTR(read_errors, PS_READ_ERRORS);
+PMEM_STAT_ATTR(write_fallbacks, PS_WRITE_FALLBACKS);
+PMEM_STAT_ATTR(poison_notices, PS_POISON_NOTICES);
+PMEM_STAT_ATTR(bad_pages, PS_BAD_PAGES);
+PMEM_STAT_ATTR(extents_total, PS_EXTENTS_TOTAL);
+PMEM_STAT_ATTR(extents_free, PS_EXTENTS_FREE);
+PMEM_STAT_ATTR(extents_huge, PS_EXTENTS_HUGE);
 
 static struct kobj_attribute io_attr = __ATTR_RW_MODE(io, 0600);
 static struct kobj_attribute swap_type_attr = __ATTR_RO(swap_type);
 static struct kobj_attribute phys_start_attr = __ATTR_RO_MODE(phys_start, 0400);
-static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
 static struct attribute *pmswap_pmem_dev_attrs[] = {
 	&io_attr.attr,
 	&swap_type_attr.attr,
 	&phys_start_attr.attr,
-	&stats_attr.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(pmswap_pmem_dev);
+
+static const struct attribute_group pmswap_pmem_dev_group = {
+	.attrs = pmswap_pmem_dev_attrs,
+};
+
+static struct attribute *pmswap_pmem_stats_attrs[] = {
+	&pages_written_attr.attr,
+	&pages_read_attr.attr,
+	&read_errors_attr.attr,
+	&write_fallbacks_attr.attr,
+	&poison_notices_attr.attr,
+	&bad_pages_attr.attr,
+	&extents_total_attr.attr,
+	&extents_free_attr.attr,
+	&extents_huge_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group pmswap_pmem_stats_group = {
+	.name = "stats",
+	.attrs = pmswap_pmem_stats_attrs,
+};
+
+static const struct attribute_group *pmswap_pmem_dev_groups[] = {
+	&pmswap_pmem_dev_group,
+	&pmswap_pmem_stats_group,
+	NULL,
+};
 
 static void pmswap_pmem_release(struct kobject *kobj)
 {

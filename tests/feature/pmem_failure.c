@@ -63,6 +63,7 @@
  *        pmem_failure unbind
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -101,7 +102,7 @@
 
 /* the pmem swap device: /sys/kernel/mm/pmswap/pmem/<disk> */
 static char dir[300], disk[64], knob_io[340], knob_inplace[340];
-static char knob_stats[340], knob_istats[340];
+static char knob_stats[340];
 
 static int find_dev(void)
 {
@@ -122,7 +123,6 @@ static int find_dev(void)
 	snprintf(knob_io, sizeof(knob_io), "%s/io", dir);
 	snprintf(knob_inplace, sizeof(knob_inplace), "%s/inplace", dir);
 	snprintf(knob_stats, sizeof(knob_stats), "%s/stats", dir);
-	snprintf(knob_istats, sizeof(knob_istats), "%s/inplace_stats", dir);
 	return 0;
 }
 
@@ -154,6 +154,27 @@ static void show_file(const char *what, const char *path)
 	while (fgets(line, sizeof(line), f))
 		ksft_print_msg("%s: %s", what, line);
 	fclose(f);
+}
+
+/* Print a stats/ directory, one "name value" per file, as "# " lines. */
+static void show_stats(const char *dir)
+{
+	char path[600], buf[64];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		ksft_print_msg("stats: %s: %s\n", dir, strerror(errno));
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!pt_read_str(path, buf, sizeof(buf)))
+			ksft_print_msg("stats: %s %s\n", e->d_name, buf);
+	}
+	closedir(d);
 }
 
 /* Run a shell command, its output as "# " lines; its exit status. */
@@ -658,8 +679,7 @@ static void do_badslot(const char *policy)
 				ksft_test_result_skip("pass 3 (poison races a fault): kernel without race windows (CONFIG_PMSWAP_RACE_WINDOWS)\n");
 		}
 	}
-	show_file("stats", knob_stats);
-	show_file("inplace_stats", knob_istats);
+	show_stats(knob_stats);
 	fresh_round_trip("after 2 bad slots");
 	write_file(knob_inplace, "read");
 }
@@ -721,7 +741,7 @@ static void do_fullbb(const char *policy)
 	c = (struct slot_case){ .thp = 0, .page = 200, .seed = 200, .phys0 = phys0,
 				.lenient = true };
 	slot_pass("full table", &c);
-	show_file("stats", knob_stats);
+	show_stats(knob_stats);
 	fresh_round_trip("full table");
 	write_file(knob_inplace, "read");
 }
@@ -1128,8 +1148,7 @@ static void do_unbind(void)
 		       pt_path_exists(path) ? "still there" : "gone", dir,
 		       pt_path_exists(dir) ? "still there" : "gone");
 	if (pt_path_exists(dir)) {
-		show_file("stats", knob_stats);
-		show_file("inplace_stats", knob_istats);
+		show_stats(knob_stats);
 		if (!pt_read_str(knob_io, buf, sizeof(buf)))
 			ksft_print_msg("io after unbind: %s\n", buf);
 	}
@@ -1162,7 +1181,7 @@ static void do_unbind(void)
 	/* what became of swap; swapoff of the dead device */
 	show_file("swaps", "/proc/swaps");
 	if (pt_path_exists(dir))
-		show_file("stats", knob_stats);
+		show_stats(knob_stats);
 	snprintf(path, sizeof(path), "/dev/%s", disk);
 	err = swapoff_timeout(path, 300);
 	ksft_print_msg("swapoff %s: %s\n", path, err ? strerror(-err) : "done");

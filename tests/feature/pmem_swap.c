@@ -36,15 +36,37 @@
 
 static long pmem_stat(const char *key)
 {
-	char buf[1024], *p;
-	size_t n = strlen(key);
+	return pt_stat_key(DIR "/stats", key);
+}
 
-	if (pt_read_str(DIR "/stats", buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return atol(p + n + 1);
-	return -1;
+/*
+ * The device's stats/ directory: one counter per file, each a number and
+ * nothing else (sysfs convention), every counter the docs name present.
+ */
+static int stats_layout(char *why, size_t len)
+{
+	static const char *const keys[] = {
+		"pages_written", "pages_read", "read_errors", "write_fallbacks",
+		"poison_notices", "bad_pages", "extents_total", "extents_free",
+		"extents_huge",
+	};
+	char path[256], buf[128], *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(path, sizeof(path), DIR "/stats/%s", keys[i]);
+		if (pt_read_str(path, buf, sizeof(buf))) {
+			snprintf(why, len, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		strtol(buf, &end, 10);
+		if (end == buf || *end) {
+			snprintf(why, len, "%s holds '%s', not one number", path, buf);
+			return -1;
+		}
+	}
+	snprintf(why, len, "%zu counters, one number per file", i);
+	return 0;
 }
 
 /* Sectors read and written according to the block layer's disk stats. */
@@ -149,7 +171,8 @@ int main(int argc, char **argv)
 	long pages = size / PT_PAGE_SIZE, thps = size / PT_PMD_SIZE;
 	struct trip dax, bio;
 	unsigned long phys0;
-	char buf[64];
+	char buf[64], why[256];
+	int ret;
 	int huge, st;
 	char *other;
 
@@ -158,13 +181,15 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s is not a pmem swap device (swap here: %s)\n",
 			       DEVPATH, pt_path_exists(DEVPATH) ? "not DAX" : "no pmem");
 	huge = pt_huge_swap_mode() > 0;
-	ksft_set_plan(16);
+	ksft_set_plan(17);
 
 	ksft_test_result(!pt_read_str(DIR "/io", buf, sizeof(buf)) && !strcmp(buf, "dax"),
 			 "%s is a pmem swap device, io path dax\n", DEVPATH);
 	phys0 = strtoul(pt_read_str(DIR "/phys_start", buf, sizeof(buf)) ? "1" : buf, NULL, 0);
 	ksft_test_result(phys0 && phys0 % PT_PMD_SIZE == 0,
 			 "swap area starts 2 MiB aligned at %#lx\n", phys0);
+	ret = stats_layout(why, sizeof(why));
+	ksft_test_result(!ret, "%s/stats/: %s\n", DIR, why);
 	ksft_test_result(pmem_stat("extents_total") > 0 &&
 			 pmem_stat("extents_free") <= pmem_stat("extents_total"),
 			 "huge extents: %ld total, %ld free\n",

@@ -16,7 +16,7 @@
  * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
  * memcg accounting, promotion of a hot page while a cold one stays,
  * memory failure on an in-place page and swapoff. The per-slot state
- * (inplace_stats slot_records, metadata_bytes): one record per 2 MiB
+ * (stats/inplace_slot_records, inplace_metadata_bytes): one record per 2 MiB
  * extent with slots in place, none left once they are unmapped or
  * promoted; the bytes per TiB of device it gives are printed.
  *
@@ -129,8 +129,8 @@ static long dev_size_kb(void)
  */
 static void case_metadata(void)
 {
-	long rec0 = pt_stat_key(dev.stats, "slot_records");
-	long bytes0 = pt_stat_key(dev.stats, "metadata_bytes");
+	long rec0 = pt_stat_key(dev.stats, "inplace_slot_records");
+	long bytes0 = pt_stat_key(dev.stats, "inplace_metadata_bytes");
 	long dev_kb = dev_size_kb(), rec1, bytes1, per, ext[PAGES(MIB(4))];
 	size_t size = MIB(4);
 	int fd = pt_pagemap_open(), next = 0, i, j;
@@ -151,8 +151,8 @@ static void case_metadata(void)
 	if (fd >= 0)
 		close(fd);
 	pt_touch_read(mem, size);
-	rec1 = pt_stat_key(dev.stats, "slot_records");
-	bytes1 = pt_stat_key(dev.stats, "metadata_bytes");
+	rec1 = pt_stat_key(dev.stats, "inplace_slot_records");
+	bytes1 = pt_stat_key(dev.stats, "inplace_metadata_bytes");
 	per = rec1 > rec0 ? (bytes1 - bytes0) / (rec1 - rec0) : 0;
 	ksft_print_msg("metadata: device %ld kB; before: %ld records, %ld bytes; 4 MiB in place (%ld kB) over %d extents: %ld records, %ld bytes (%ld per record)\n",
 		       dev_kb, rec0, bytes0, inplace_kb(mem), next, rec1, bytes1, per);
@@ -171,11 +171,11 @@ static void case_metadata(void)
 			 "metadata: one slot record per extent in place (%ld new, %d extents), %ld bytes each\n",
 			 rec1 - rec0, next, per);
 	free_small(mem, size);
-	ksft_test_result(pt_stat_key(dev.stats, "slot_records") == rec0 &&
-			 pt_stat_key(dev.stats, "metadata_bytes") == bytes0,
+	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0 &&
+			 pt_stat_key(dev.stats, "inplace_metadata_bytes") == bytes0,
 			 "metadata: the records go with the mappings (munmap: %ld records, %ld bytes; before %ld, %ld)\n",
-			 pt_stat_key(dev.stats, "slot_records"),
-			 pt_stat_key(dev.stats, "metadata_bytes"), rec0, bytes0);
+			 pt_stat_key(dev.stats, "inplace_slot_records"),
+			 pt_stat_key(dev.stats, "inplace_metadata_bytes"), rec0, bytes0);
 }
 
 /* 1. The acceptance round trip, policy read against never. */
@@ -193,18 +193,18 @@ static void case_acceptance(size_t size)
 			 "read: %zu MiB of 4 KiB pages swapped out\n", size >> 20);
 
 	free0 = pt_meminfo_kb("MemFree");
-	rd0 = pt_stat_key(dev.dstats, "pages_read");
+	rd0 = pt_stat_key(dev.stats, "pages_read");
 	map0 = pt_vmstat("pmswap_inplace_pte_map");
-	av0 = pt_stat_key(dev.stats, "copy_avoided_bytes");
+	av0 = pt_stat_key(dev.stats, "inplace_copy_avoided_bytes");
 	pt_faults_now(&f0);
 	t_read = pt_now();
 	pt_touch_read(mem, size);
 	t_read = pt_now() - t_read;
 	faults = pt_faults_since(&f0, NULL);
 	free1 = pt_meminfo_kb("MemFree");
-	rd1 = pt_stat_key(dev.dstats, "pages_read");
+	rd1 = pt_stat_key(dev.stats, "pages_read");
 	map1 = pt_vmstat("pmswap_inplace_pte_map");
-	av1 = pt_stat_key(dev.stats, "copy_avoided_bytes");
+	av1 = pt_stat_key(dev.stats, "inplace_copy_avoided_bytes");
 
 	ksft_test_result(faults <= nr && map1 - map0 >= nr,
 			 "read: %ld faults for %ld pages, %ld mapped in place\n",
@@ -218,21 +218,21 @@ static void case_acceptance(size_t size)
 			 pt_smaps_kb(mem, "Swap") == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, "Anonymous") == 0 &&
 			 pt_meminfo_kb("PmswapInPlace") >= (long)(size >> 10) &&
-			 pt_stat_key(dev.stats, "pte_mapped_now") >= nr,
+			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") >= nr,
 			 "read: smaps PmswapInPlace %ld kB, Swap %ld kB, Anonymous %ld kB; meminfo PmswapInPlace %ld kB; pte_mapped_now %ld\n",
 			 inplace_kb(mem), pt_smaps_kb(mem, "Swap"),
 			 pt_smaps_kb(mem, "Anonymous"), pt_meminfo_kb("PmswapInPlace"),
-			 pt_stat_key(dev.stats, "pte_mapped_now"));
+			 pt_stat_key(dev.stats, "inplace_pte_mapped_now"));
 	ksft_test_result(pt_verify(mem, size, 11) == 0, "read: data intact in place\n");
 
 	/* The same read-back with policy never, in the same boot. */
 	set_policy("never");
 	mem2 = swapped_small(size, 12);
-	rd0 = pt_stat_key(dev.dstats, "pages_read");
+	rd0 = pt_stat_key(dev.stats, "pages_read");
 	t_never = pt_now();
 	pt_touch_read(mem2, size);
 	t_never = pt_now() - t_never;
-	rd1 = pt_stat_key(dev.dstats, "pages_read");
+	rd1 = pt_stat_key(dev.stats, "pages_read");
 	ksft_test_result(rd1 - rd0 == nr && inplace_kb(mem2) == 0 && pt_verify(mem2, size, 12) == 0,
 			 "never: %ld pages copied, none mapped in place, data intact\n",
 			 rd1 - rd0);
@@ -286,11 +286,11 @@ static void case_fault_around(void)
 
 	/* one fault per 64 KiB window (one more if not aligned), all in place */
 	mem = swapped_small(size, 15);
-	a0 = pt_stat_key(dev.stats, "pte_maps_around");
+	a0 = pt_stat_key(dev.stats, "inplace_pte_maps_around");
 	pt_faults_now(&f0);
 	pt_touch_read(mem, size);
 	faults = pt_faults_since(&f0, NULL);
-	around = pt_stat_key(dev.stats, "pte_maps_around") - a0;
+	around = pt_stat_key(dev.stats, "inplace_pte_maps_around") - a0;
 	ksft_test_result(faults <= (long)(size / win) + 8 &&
 			 around >= nr - (long)(size / win) - 1 &&
 			 inplace_kb(mem) == (long)(size >> 10) &&
@@ -474,24 +474,24 @@ static int exit_child(void *p)
 
 static void case_unmap_exit(void)
 {
-	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "pte_mapped_now");
+	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "inplace_pte_mapped_now");
 	size_t size = MIB(2);
 	char *mem;
 	int rc;
 
 	mem = swapped_small(size, 42);
 	pt_touch_read(mem, size);
-	ksft_test_result(pt_stat_key(dev.stats, "pte_mapped_now") - now0 == PAGES(size),
+	ksft_test_result(pt_stat_key(dev.stats, "inplace_pte_mapped_now") - now0 == PAGES(size),
 			 "munmap: %ld pages mapped in place\n",
-			 pt_stat_key(dev.stats, "pte_mapped_now") - now0);
+			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") - now0);
 	free_small(mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 pt_stat_key(dev.stats, "pte_mapped_now") == now0,
+			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") == now0,
 			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
 			 pt_swap_held_kb(), held0);
 	rc = pt_fork_run(exit_child, NULL);
 	ksft_test_result(rc == 0 && pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 pt_stat_key(dev.stats, "pte_mapped_now") == now0,
+			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") == now0,
 			 "exit: child had 2 MiB in place (rc %d); slots freed at exit\n", rc);
 }
 
@@ -653,7 +653,7 @@ static void case_promotion(void)
 
 	pt_write_str(KNOBS "promote_threshold", "2");
 	pt_write_str(KNOBS "promote_interval_ms", "100");
-	rec0 = pt_stat_key(dev.stats, "slot_records");
+	rec0 = pt_stat_key(dev.stats, "inplace_slot_records");
 	hot = swapped_small(size, 71);
 	cold = swapped_small(size, 72);
 	pt_touch_read(hot, size);
@@ -688,9 +688,9 @@ static void case_promotion(void)
 	free_small(hot, size);
 	free_small(cold, size);
 	/* each promotion's fault took its bit: no record is left behind */
-	ksft_test_result(pt_stat_key(dev.stats, "slot_records") == rec0,
+	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0,
 			 "promotion: no slot record left once both regions are freed (%ld, before %ld)\n",
-			 pt_stat_key(dev.stats, "slot_records"), rec0);
+			 pt_stat_key(dev.stats, "inplace_slot_records"), rec0);
 }
 
 /*
@@ -748,11 +748,11 @@ static void case_poison(void)
 	}
 	phys0 = strtoul(buf, NULL, 0);
 	un0 = pt_vmstat("pmswap_inplace_pte_unmap");
-	notices0 = pt_stat_key(dev.dstats, "poison_notices");
+	notices0 = pt_stat_key(dev.stats, "poison_notices");
 	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
 	if (st < 0)
 		ksft_exit_fail_perror("fork");
-	notices1 = pt_stat_key(dev.dstats, "poison_notices");
+	notices1 = pt_stat_key(dev.stats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
 			 pt_vmstat("pmswap_inplace_pte_unmap") > un0 &&
 			 report[0] == 63 * 4 && report[1] == 0,
@@ -876,7 +876,7 @@ int main(int argc, char **argv)
 			ksft_exit_fail_msg("swap is on pmem, but this kernel does not map it in place\n");
 		ksft_exit_skip("swap is not on a pmem device\n");
 	}
-	if (pt_stat_key(dev.stats, "pte_maps") < 0)
+	if (pt_stat_key(dev.stats, "inplace_pte_maps") < 0)
 		ksft_exit_fail_msg("this kernel maps only huge swap entries in place\n");
 	ksft_print_msg("device %s\n", dev.dev);
 	cpu = pt_pin_cpu();

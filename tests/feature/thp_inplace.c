@@ -94,18 +94,18 @@ static void case_acceptance(size_t size)
 			 "read: %zu MiB swapped out as huge swap entries\n", size >> 20);
 
 	free0 = pt_meminfo_kb("MemFree");
-	rd0 = pt_stat_key(dev.dstats, "pages_read");
+	rd0 = pt_stat_key(dev.stats, "pages_read");
 	map0 = pt_vmstat("pmswap_inplace_map");
-	av0 = pt_stat_key(dev.stats, "copy_avoided_bytes");
+	av0 = pt_stat_key(dev.stats, "inplace_copy_avoided_bytes");
 	pt_faults_now(&f0);
 	t_read = pt_now();
 	pt_touch_read(mem, size);
 	t_read = pt_now() - t_read;
 	faults = pt_faults_since(&f0, NULL);
 	free1 = pt_meminfo_kb("MemFree");
-	rd1 = pt_stat_key(dev.dstats, "pages_read");
+	rd1 = pt_stat_key(dev.stats, "pages_read");
 	map1 = pt_vmstat("pmswap_inplace_map");
-	av1 = pt_stat_key(dev.stats, "copy_avoided_bytes");
+	av1 = pt_stat_key(dev.stats, "inplace_copy_avoided_bytes");
 
 	ksft_test_result(faults <= nr && map1 - map0 == nr,
 			 "read: %ld faults for %ld THPs, %ld mapped in place\n",
@@ -141,13 +141,13 @@ static void case_acceptance(size_t size)
 
 	pt_write_str(KNOBS "promote_interval_ms", "1000");
 	set_policy("never");
-	rd0 = pt_stat_key(dev.dstats, "pages_read");
+	rd0 = pt_stat_key(dev.stats, "pages_read");
 	pt_faults_now(&f0);
 	t_never = pt_now();
 	pt_touch_read(mem, size);
 	t_never = pt_now() - t_never;
 	faults = pt_faults_since(&f0, NULL);
-	rd1 = pt_stat_key(dev.dstats, "pages_read");
+	rd1 = pt_stat_key(dev.stats, "pages_read");
 	ksft_test_result(rd1 - rd0 == (long)(size / PT_PAGE_SIZE) && inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, "AnonHugePages") == (long)(size >> 10) &&
 			 pt_verify(mem, size, 11) == 0,
@@ -293,24 +293,24 @@ static void case_unmap_flush(void)
 
 static void case_unmap_exit(void)
 {
-	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "mapped_now");
+	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, "inplace_mapped_now");
 	size_t size = MIB(8);
 	char *mem;
 	int rc;
 
 	mem = swapped_region(size, 42);
 	pt_touch_read(mem, size);
-	ksft_test_result(pt_stat_key(dev.stats, "mapped_now") - now0 == (long)(size / PT_PMD_SIZE),
+	ksft_test_result(pt_stat_key(dev.stats, "inplace_mapped_now") - now0 == (long)(size / PT_PMD_SIZE),
 			 "munmap: %ld extents mapped in place\n",
-			 pt_stat_key(dev.stats, "mapped_now") - now0);
+			 pt_stat_key(dev.stats, "inplace_mapped_now") - now0);
 	pt_free_thp(mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 pt_stat_key(dev.stats, "mapped_now") == now0,
+			 pt_stat_key(dev.stats, "inplace_mapped_now") == now0,
 			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
 			 pt_swap_held_kb(), held0);
 	rc = pt_fork_run(exit_child, NULL);
 	ksft_test_result(rc == 0 && pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
-			 pt_stat_key(dev.stats, "mapped_now") == now0,
+			 pt_stat_key(dev.stats, "inplace_mapped_now") == now0,
 			 "exit: child had 8 MiB in place (rc %d); slots freed at exit\n", rc);
 }
 
@@ -600,11 +600,11 @@ static void case_poison(void)
 	}
 	phys0 = strtoul(buf, NULL, 0);
 	un0 = pt_vmstat("pmswap_inplace_unmap");
-	notices0 = pt_stat_key(dev.dstats, "poison_notices");
+	notices0 = pt_stat_key(dev.stats, "poison_notices");
 	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
 	if (st < 0)
 		ksft_exit_fail_perror("fork");
-	notices1 = pt_stat_key(dev.dstats, "poison_notices");
+	notices1 = pt_stat_key(dev.stats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
 			 pt_vmstat("pmswap_inplace_unmap") > un0 &&
 			 report[0] == 8192 && report[1] == 0,

@@ -23,7 +23,7 @@
  *         tight memcg, splits the entry): 4 threads read the same THPs.
  *  5a-5b  Map in place: MADV_WILLNEED is ignored on extents that would be
  *         (or are) mapped in place; it must read them into DRAM as THPs.
- *  6a-6b  Map in place: PmswapInPlace and inplace_stats mapped_now count
+ *  6a-6b  Map in place: PmswapInPlace and stats/inplace_mapped_now count
  *         mappings, as Rss does (Documentation/pmswap-inplace.rst,
  *         "Counters"): after fork, the same 8 MiB mapped by both processes
  *         counts twice, exactly, and once again after one of them exits.
@@ -753,7 +753,7 @@ static bool pass_begin(struct passes *ps, int idx, int pass)
 		ps->done = pass;
 		if (pt_vmstat("thp_split_swap_pmd") != ps->split0 ||
 		    (ps->prom0 >= 0 &&
-		     pt_stat_key(dev.stats, "promotions") != ps->prom0) ||
+		     pt_stat_key(dev.stats, "inplace_promotions") != ps->prom0) ||
 		    __atomic_load_n(&ps->bad, __ATOMIC_RELAXED)) {
 			ps->why = "bug seen";
 			ps->stop = 1;
@@ -1040,7 +1040,7 @@ static int inplace_race(struct passes *ps, int max, double seconds,
 	int ret = 0;
 
 	ps->split0 = pt_vmstat("thp_split_swap_pmd");
-	ps->prom0 = pt_stat_key(dev.stats, "promotions");
+	ps->prom0 = pt_stat_key(dev.stats, "inplace_promotions");
 	if (ps->prom0 < 0) {
 		ksft_print_msg("no promotions in %s\n", dev.stats);
 		return -1;
@@ -1059,7 +1059,7 @@ static int inplace_race(struct passes *ps, int max, double seconds,
 	pthread_barrier_init(&ps->bar, NULL, 4);
 	pt_threads_run(4, inplace_race_thread, ps);
 	pthread_barrier_destroy(&ps->bar);
-	prom = pt_stat_key(dev.stats, "promotions") - ps->prom0;
+	prom = pt_stat_key(dev.stats, "inplace_promotions") - ps->prom0;
 	splits = pt_vmstat("thp_split_swap_pmd") - ps->split0;
 	ksft_print_msg("%s: %d passes of 4 readers over %zu MiB in %.1f s: promotions +%ld, thp_split_swap_pmd +%ld\n",
 		       where, ps->done, ps->size >> 20, pt_now() - t0, prom, splits);
@@ -1239,7 +1239,7 @@ static void case_6_run(void)
 	if (!acct_mem)
 		return;
 	m0 = pt_meminfo_kb("PmswapInPlace");
-	n0 = pt_stat_key(dev.stats, "mapped_now");
+	n0 = pt_stat_key(dev.stats, "inplace_mapped_now");
 	if (held_fork(&child, acct_child, NULL, &c, sizeof(c))) {
 		ksft_print_msg("child failed before its report\n");
 		held_release(&child);
@@ -1249,11 +1249,11 @@ static void case_6_run(void)
 	bad = pt_verify(acct_mem, SIZE6, SEED6);
 	inpl = pt_smaps_kb(acct_mem, "PmswapInPlace");
 	m1 = pt_meminfo_kb("PmswapInPlace");
-	n1 = pt_stat_key(dev.stats, "mapped_now");
+	n1 = pt_stat_key(dev.stats, "inplace_mapped_now");
 	rc = held_release(&child);
 	/* the child is gone: only the parent's mappings count */
 	m2 = pt_meminfo_kb("PmswapInPlace");
-	n2 = pt_stat_key(dev.stats, "mapped_now");
+	n2 = pt_stat_key(dev.stats, "inplace_mapped_now");
 	pt_free_thp(acct_mem, SIZE6);
 	ksft_print_msg("child: %ld bad, %ld kB in place; parent: %ld bad, %ld kB in place; meminfo PmswapInPlace +%ld kB, mapped_now +%ld; after the child: +%ld kB, +%ld\n",
 		       c.bad, c.inplace_kb, bad, inpl, m1 - m0, n1 - n0,
@@ -1362,7 +1362,7 @@ static const struct {
 	  case_5b_willneed_mapped },
 	{ "6a", "fork, both map 8 MiB in place: meminfo PmswapInPlace counts per mapping (+16 MiB, +8 MiB after the child)",
 	  case_6a_meminfo },
-	{ "6b", "fork, both map 8 MiB in place: inplace_stats mapped_now counts per mapping (+8, +4 after the child)",
+	{ "6b", "fork, both map 8 MiB in place: stats/inplace_mapped_now counts per mapping (+8, +4 after the child)",
 	  case_6b_mapped_now },
 	{ "8", "WILLNEED, read, write, MADV_FREE, MADV_PAGEOUT: pages read the last write or zeros, never an older one",
 	  case_8_free_swapcache },

@@ -228,11 +228,11 @@ int main(void)
 	if (no_inplace) {
 		ksft_test_result_skip("map in place before swapoff: %s\n", no_inplace);
 	} else {
-		now0 = pt_stat_key(ipd.stats, "mapped_now");
+		now0 = pt_stat_key(ipd.stats, "inplace_mapped_now");
 		/* a read maps each extent in place (policy read or always) */
 		rc = pt_verify(mem, SIZE, SEED) == 0;
 		kb = pt_smaps_kb(mem, "PmswapInPlace");
-		now1 = pt_stat_key(ipd.stats, "mapped_now");
+		now1 = pt_stat_key(ipd.stats, "inplace_mapped_now");
 		mi1 = pt_meminfo_kb("PmswapInPlace");
 		ksft_test_result(rc && kb == (long)(SIZE >> 10) && now1 > 0 &&
 				 now1 - now0 == (long)THPS &&
@@ -261,8 +261,8 @@ int main(void)
 	if (no_inplace) {
 		ksft_test_result_skip("nothing left in place after swapoff: %s\n", no_inplace);
 	} else {
-		/* the device's inplace_stats go with it: gone, or 0 */
-		now1 = pt_stat_key(ipd.stats, "mapped_now");
+		/* the device's stats/inplace_* go with it: gone, or 0 */
+		now1 = pt_stat_key(ipd.stats, "inplace_mapped_now");
 		kb = pt_smaps_kb(mem, "PmswapInPlace");
 		mi1 = pt_meminfo_kb("PmswapInPlace");
 		ksft_test_result(kb == 0 && mi1 == mi0 && now1 <= 0 &&
@@ -272,7 +272,7 @@ int main(void)
 	}
 	rc = swapon(dev, 0);
 	ksft_test_result(rc == 0 && pt_swap_active() &&
-			 (no_inplace || pt_stat_key(ipd.stats, "mapped_now") == 0),
+			 (no_inplace || pt_stat_key(ipd.stats, "inplace_mapped_now") == 0),
 			 "swapon %s again\n", dev);
 	pt_free_thp(mem, SIZE);
 	atexit(race_release);

@@ -623,14 +623,20 @@ int pt_inplace_dev_find(struct pt_inplace_dev *d)
 	globfree(&g);
 	snprintf(d->dev, sizeof(d->dev), "/dev/%.50s", strrchr(d->dir, '/') + 1);
 	snprintf(d->policy, sizeof(d->policy), "%s/inplace", d->dir);
-	snprintf(d->stats, sizeof(d->stats), "%s/inplace_stats", d->dir);
-	snprintf(d->dstats, sizeof(d->dstats), "%s/stats", d->dir);
+	snprintf(d->stats, sizeof(d->stats), "%s/stats", d->dir);
 	return 0;
 }
 
-long pt_stat_key(const char *file, const char *key)
+long pt_stat_key(const char *dir, const char *key)
 {
-	return pt_keyed(file, key, 0);
+	char path[512], buf[64], *end;
+	long v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, key);
+	if (pt_read_str(path, buf, sizeof(buf)))
+		return -1;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -1 : v;
 }
 
 double pt_now(void)

@@ -62,8 +62,8 @@ int pt_read_str(const char *path, char *buf, size_t len);
 long pt_read_long(const char *path);
 int pt_write_str(const char *path, const char *val);
 bool pt_path_exists(const char *path);
-/* The number after "@key " at the start of a line of @file, -1 if none. */
-long pt_stat_key(const char *file, const char *key);
+/* The number in the one-value file @dir/@key (a stats/ directory), -1 if none. */
+long pt_stat_key(const char *dir, const char *key);
 /* CLOCK_MONOTONIC, in seconds. */
 double pt_now(void);
 
@@ -162,8 +162,7 @@ struct pt_inplace_dev {
 	char dir[300];		/* /sys/kernel/mm/pmswap/pmem/<disk> */
 	char dev[64];		/* /dev/<disk> */
 	char policy[320];	/* <dir>/inplace */
-	char stats[340];	/* <dir>/inplace_stats */
-	char dstats[340];	/* <dir>/stats: the device's copy counters */
+	char stats[340];	/* <dir>/stats/: one counter per file */
 };
 /* 0 when found; -1 when swap is not on a pmem device with map in place. */
 int pt_inplace_dev_find(struct pt_inplace_dev *d);

@@ -865,6 +865,20 @@ static void status_prometheus(const struct devstat *d, int n)
 	}
 }
 
+/* A counter of a pmem swap device: the one-value file stats/PREFIXKEY. */
+static long dev_stat(const char *blk, const char *prefix, const char *key)
+{
+	char path[320], buf[64], *end;
+	long v;
+
+	snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats/%s%s", blk, prefix,
+		 key);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -1 : v;
+}
+
 static int cmd_status(struct ndctl_ctx *ctx, enum status_fmt fmt)
 {
 	bool json = fmt == FMT_JSON;
@@ -892,14 +906,13 @@ static int cmd_status(struct ndctl_ctx *ctx, enum status_fmt fmt)
 		d[n].mode = ndns ? mode_name(ndctl_namespace_get_mode(ndns)) : "?";
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/io", blk);
 		d[n].dax = !read_file(path, d[n].io, sizeof(d[n].io));
-		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats", blk);
 		for (j = 0; j < 9; j++)
-			d[n].v[j] = d[n].dax ? kv_get(path, stat_keys[j]) : -1;
+			d[n].v[j] = d[n].dax ? dev_stat(blk, "", stat_keys[j]) : -1;
 		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace", blk);
 		read_policy(path, d[n].inplace, sizeof(d[n].inplace));
-		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace_stats", blk);
 		for (j = 0; j < 8; j++)
-			d[n].ip[j] = d[n].inplace[0] ? kv_get(path, inplace_keys[j]) : -1;
+			d[n].ip[j] = d[n].inplace[0] ?
+				     dev_stat(blk, "inplace_", inplace_keys[j]) : -1;
 		n++;
 	}
 

@@ -34,7 +34,7 @@ VMKEYS="pswpin pswpout pgmajfault pgdemote_kswapd pgdemote_direct pgpromote_succ
 snap() { for k in $VMKEYS; do echo "$k $(vm $k)"; done; }
 dax_stat() {  # dax_stat KEY: pmswap DAX counter of the pmem swap device, 0 if none
 	d=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
-	[ -n "$d" ] && awk -v k="$1" '$1 == k { print $2 }' "$d/stats" || echo 0
+	[ -n "$d" ] && cat "$d/stats/$1" 2>/dev/null || echo 0
 }
 emit() {  # emit WORKLOAD RUN FILE: "key value" lines of FILE as BENCH lines
 	awk -v c="$cfg" -v w="$1" -v r="$2" 'NF == 2 && $2 ~ /^-?[0-9.]+$/ { print "BENCH", c, w, r, $1, $2 }

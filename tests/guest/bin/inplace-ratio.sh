@@ -13,7 +13,7 @@ P= EV=pmswap_inplace
 DIR=$(ls -d /sys/kernel/mm/pmswap/pmem/pmem* 2>/dev/null | head -1)
 [ -f "$DIR/inplace" ] || { echo "no map in place here"; exit 1; }
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-st() { awk -v k="$1" '$1 == k { print $2 }' "$DIR/stats"; }
+st() { cat "$DIR/stats/$1"; }
 echo "# policy access round swapin_ms faults pages_copied inplace_maps promotions memfree_drop_kb bad_pages"
 : > /tmp/ipr
 i=0

@@ -65,12 +65,12 @@ if [ -n "$DIR" ]; then
 	for io in dax bio; do
 		echo $io > $DIR/io
 		s0=$(awk '{ print $3 + $7 }' /sys/block/$dev/stat)
-		w0=$(awk '$1 == "pages_written" { print $2 }' $DIR/stats)
-		r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+		w0=$(cat $DIR/stats/pages_written)
+		r0=$(cat $DIR/stats/pages_read)
 		roundtrip -s "$MIB" > /tmp/io.$io
 		s1=$(awk '{ print $3 + $7 }' /sys/block/$dev/stat)
-		w1=$(awk '$1 == "pages_written" { print $2 }' $DIR/stats)
-		r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+		w1=$(cat $DIR/stats/pages_written)
+		r1=$(cat $DIR/stats/pages_read)
 		printf "  io=%-4s  pages copied through DAX: %6d out, %6d in;  block layer sectors: %7d;  swap-out %5s ms, read-back %5s ms (TCG)\n" \
 			$io $((w1 - w0)) $((r1 - r0)) $((s1 - s0)) \
 			"$(awk '$1 == "swapout_ms" { print $2 }' /tmp/io.$io)" \
@@ -85,11 +85,11 @@ if [ -n "$DIR" ]; then
 		for pol in never read always; do
 			echo $pol > $DIR/inplace
 			for acc in read write; do
-				r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+				r0=$(cat $DIR/stats/pages_read)
 				m0=$(vm pmswap_inplace_map)
 				p0=$(vm pmswap_inplace_promote)
 				if [ $acc = write ]; then roundtrip -s "$MIB" -w > /tmp/ip; else roundtrip -s "$MIB" > /tmp/ip; fi
-				r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+				r1=$(cat $DIR/stats/pages_read)
 				printf "  %-8s %-6s %8s %10d %12d %12d %11d %9s %6s\n" $pol $acc \
 					"$(awk '$1 == "swapin_faults" { print $2 }' /tmp/ip)" \
 					$(((r1 - r0) / 256)) $(($(vm pmswap_inplace_map) - m0)) \
@@ -106,10 +106,10 @@ if [ -n "$DIR" ]; then
 		printf "  %-8s %8s %10s %16s %9s %6s\n" policy faults "copied(MiB)" "in place(pages)" "ms(TCG)" bad
 		for pol in never read always; do
 			echo $pol > $DIR/inplace
-			r0=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+			r0=$(cat $DIR/stats/pages_read)
 			m0=$(vm pmswap_inplace_pte_map)
 			roundtrip -s 64 -p > /tmp/ip
-			r1=$(awk '$1 == "pages_read" { print $2 }' $DIR/stats)
+			r1=$(cat $DIR/stats/pages_read)
 			printf "  %-8s %8s %10d %16d %9s %6s\n" $pol \
 				"$(awk '$1 == "swapin_faults" { print $2 }' /tmp/ip)" \
 				$(((r1 - r0) / 256)) $(($(vm pmswap_inplace_pte_map) - m0)) \

@@ -280,11 +280,11 @@ leak_check() {
 	done
 	v=$(awk '$1 == "PmswapInPlace:" { print $2 }' /proc/meminfo)
 	[ "${v:-0}" = 0 ] || leaks="$leaks PmswapInPlace=${v}kB"
-	for f in /sys/kernel/mm/pmswap/pmem/*/inplace_stats; do
-		[ -f "$f" ] || continue
-		for k in mapped_now pte_mapped_now; do
-			v=$(awk -v k=$k '$1 == k { print $2 }' "$f")
-			[ "${v:-0}" = 0 ] || leaks="$leaks ${f%/inplace_stats}:$k=$v"
+	for d in /sys/kernel/mm/pmswap/pmem/*/stats; do
+		[ -f "$d/inplace_mapped_now" ] || continue
+		for k in inplace_mapped_now inplace_pte_mapped_now; do
+			v=$(cat "$d/$k")
+			[ "${v:-0}" = 0 ] || leaks="$leaks ${d%/stats}:$k=$v"
 		done
 	done
 }
@@ -300,8 +300,9 @@ echo "# exited, before swapoff: swap in use $used1 kB (before the soak: $used0 k
 grep -E '^(Shmem|SwapCached|SwapFree|SwapTotal|PmswapInPlace):' /proc/meminfo | sed 's/^/# /'
 # per-slot state left (a promotion whose slot was freed before its fault
 # keeps its extent's record until swapoff): shown, not a leak
-for f in /sys/kernel/mm/pmswap/pmem/*/inplace_stats; do
-	[ -f "$f" ] && echo "# ${f%/inplace_stats}: $(grep -E '^(slot_records|metadata_bytes) ' "$f" | tr '\n' ' ')"
+for d in /sys/kernel/mm/pmswap/pmem/*/stats; do
+	[ -f "$d/inplace_slot_records" ] &&
+		echo "# ${d%/stats}: slot_records $(cat "$d/inplace_slot_records") metadata_bytes $(cat "$d/inplace_metadata_bytes")"
 done
 cached=$(awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo)
 
