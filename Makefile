@@ -65,7 +65,7 @@ LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
 	check checkpatch guest-test cxl-test debug-test soak fuzz test run shell upstream-baseline bench profile \
-	series-check deb-pkg \
+	series-check config-check deb-pkg \
 	clean help
 
 all: kernel testprogs initramfs
@@ -90,6 +90,13 @@ deb-pkg: deps
 # Bisectability: build every prefix of the series (incremental, slow once).
 series-check: deps
 	@$(REPO)/scripts/build-each-patch.sh $(BUILD) $(REPO) $(KSRC) $(or $(FIRST),1) $(QUICK)
+
+# Every configuration a user can pick in menuconfig: each pmswap option
+# off in turn, all of pmswap off, and the core options its hooks sit next
+# to (memcg, memory failure, userfaultfd, debugfs, THP, swap) off; each a
+# linked bzImage, in build/obj-matrix. VARIANTS="no-pmem no-thp": a subset.
+config-check: deps
+	@$(REPO)/scripts/config-matrix.sh $(BUILD) $(REPO) $(KSRC) $(VARIANTS)
 
 print-kernel:
 	@echo $(BZIMAGE)
