@@ -10,7 +10,7 @@ pkgs=(
 	rsync patch perl python3 ccache
 	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
 	stress-ng busybox-static util-linux mount
-	libnuma-dev libcap-dev gnuplot-nox
+	libnuma-dev libcap-dev gnuplot-nox redis-tools
 	linux-config-6.12 systemd
 	"$@"
 )

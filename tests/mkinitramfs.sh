@@ -5,7 +5,7 @@
 #
 # Build the guest's initramfs (uncompressed newc cpio: faster to unpack
 # under TCG than a compressed one): busybox-static, ndctl, daxctl, cxl,
-# util-linux mkswap/swapon/swapoff, stress-ng (with their shared
+# util-linux mkswap/swapon/swapoff, stress-ng, Redis (with their shared
 # libraries), the pmswap test programs and the upstream mm selftests.
 set -euo pipefail
 
@@ -33,6 +33,13 @@ copy_bin() {
 for p in ndctl daxctl cxl stress-ng; do
 	copy_bin "$(command -v $p)" usr/bin/$p
 done
+# Redis for the bench's press-redis (Debian's redis-tools): the server is
+# the redis-check-rdb binary run under the name redis-server.
+if command -v redis-benchmark > /dev/null; then
+	copy_bin "$(command -v redis-benchmark)" usr/bin/redis-benchmark
+	copy_bin "$(command -v redis-cli)" usr/bin/redis-cli
+	copy_bin "$(command -v redis-check-rdb)" usr/bin/redis-server
+fi
 for p in mkswap swapon swapoff setpriv; do
 	rm -f "$root/sbin/$p" "$root/bin/$p"
 	copy_bin "$(PATH=/usr/sbin:/sbin:$PATH command -v $p)" sbin/$p

@@ -10,13 +10,19 @@
  * are checked at the end, so lost or corrupted pages are counted, not just
  * timed.
  *
- *   usemem -s MiB [-m seq|rand|skew] [-p PASSES] [-t SECONDS] [-H HOT%]
+ *   usemem -s MiB [-m seq|rand|skew|shift] [-p PASSES] [-t SECONDS] [-H HOT%]
  *          [-w WRITE%]
  *
  *   seq   PASSES sequential passes over the region (default 3)
  *   rand  PASSES x (pages) random page accesses
  *   skew  for SECONDS: HOT% of the region (default 10) gets 90 % of the
  *         accesses; per-second throughput is printed as "tick N MiBps"
+ *   shift PASSES phases of (pages) accesses each: in phase N a window of
+ *         HOT% of the region, starting N windows in (wrapping), gets 90 %
+ *         of the accesses, the rest of the region 10 %. The hot set
+ *         moves at each phase: data that was hot goes cold and cold data
+ *         hot, so both promotion and reclaim of what was promoted happen.
+ *         Fixed work: the time to finish is the figure.
  *
  * Output: "key value" lines (size_mib, accesses, ms, mibps, major_faults,
  * minor_faults, bad_pages, and for skew the ticks).
@@ -110,7 +116,7 @@ int main(int argc, char **argv)
 		case 'H': hot_pct = strtoul(optarg, NULL, 0); break;
 		case 'w': write_pct = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: usemem -s MiB [-m seq|rand|skew] [-p PASSES] [-t SECONDS] [-H HOT%%] [-w WRITE%%]\n");
+			fprintf(stderr, "usage: usemem -s MiB [-m seq|rand|skew|shift] [-p PASSES] [-t SECONDS] [-H HOT%%] [-w WRITE%%]\n");
 			return 2;
 		}
 	}
@@ -184,6 +190,23 @@ int main(int argc, char **argv)
 			}
 			if (t >= end)
 				break;
+		}
+	} else if (!strcmp(mode, "shift")) {
+		size_t hot = pages * hot_pct / 100, p, n;
+
+		if (!hot)
+			hot = 1;
+		for (p = 0; p < passes; p++) {
+			size_t start = (p * hot) % pages;
+
+			for (n = 0; n < pages; n++) {
+				size_t idx = xorshift() % 10 ?
+					     (start + xorshift() % hot) % pages :
+					     xorshift() % pages;
+
+				ACCESS(idx);
+			}
+			printf("phase %zu %.1f\n", p + 1, (now_s() - t0) * 1000);
 		}
 	} else {
 		fprintf(stderr, "usemem: unknown mode %s\n", mode);

@@ -53,7 +53,7 @@ run() {
 	dw0=$(dax_stat pages_written) dr0=$(dax_stat pages_read)
 	# a workload that thrashes for ever is a result too: exit code 124
 	case $1 in
-	/tmp/memcg) WL_TIMEOUT=$wl_timeout "$@" > /tmp/o 2>/tmp/e ;;
+	/tmp/memcg|/tmp/global) WL_TIMEOUT=$wl_timeout "$@" > /tmp/o 2>/tmp/e ;;
 	*) timeout "$wl_timeout" "$@" > /tmp/o 2>/tmp/e ;;
 	esac
 	rc=$?
@@ -139,6 +139,93 @@ exit $rc
 EOS
 chmod +x /tmp/stress
 
+# global FREE_MIB N MIB: the whole guest under pressure, no memcg limit
+# (vm-scalability's case-swap-w-seq in small): a balloon locks all of node
+# 0's free memory but FREE_MIB (tests/progs/balloon.c), then N usemem
+# processes of MIB each, together more than FREE_MIB, make two sequential
+# passes at once. FREE_MIB is the equal budget here: the kernel, zram's
+# pool and page tables live in it too. They run in a memcg without limits (memory.max and
+# memory.swap.max "max"), only to sample their THP share and DRAM as the
+# memcg workloads do. Fixed work: ms is the time until the last one is
+# done; bad_pages and major_faults are summed.
+cat > /tmp/global <<'EOS'
+#!/bin/sh
+free=$1 n=$2 mib=$3
+/pmswap/bin/balloon -f "$free" > /tmp/balloon.out 2>&1 &
+bp=$!
+i=0
+while ! grep -q locked_mib /tmp/balloon.out && kill -0 $bp 2>/dev/null && [ $i -lt 120 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+grep -q locked_mib /tmp/balloon.out || { cat /tmp/balloon.out >&2; kill $bp 2>/dev/null; exit 1; }
+awk '{ print "balloon_" $1, $2 }' /tmp/balloon.out
+cat > /tmp/multi <<EOM
+#!/bin/sh
+t0=\$(cut -d' ' -f1 /proc/uptime)
+pids=
+for i in \$(seq $n); do
+	/pmswap/bin/usemem -s $mib -m seq -p 2 > /tmp/multi.\$i 2>&1 &
+	pids="\$pids \$!"
+done
+rc=0
+for j in \$pids; do wait \$j || rc=1; done
+t1=\$(cut -d' ' -f1 /proc/uptime)
+awk -v a="\$t0" -v b="\$t1" 'BEGIN { printf "ms %.0f\\n", (b - a) * 1000 }'
+cat /tmp/multi.* | awk '\$1 == "bad_pages" || \$1 == "major_faults" { s[\$1] += \$2 }
+	END { for (k in s) print k, s[k] }'
+echo "processes $n"
+exit \$rc
+EOM
+chmod +x /tmp/multi
+/tmp/memcg max max /tmp/multi
+rc=$?
+# a global OOM kill takes the largest process, the balloon: then the
+# pressure was gone for part of the run
+kill -0 $bp 2>/dev/null && echo "balloon_survived 1" || echo "balloon_survived 0"
+kill $bp 2>/dev/null
+wait $bp 2>/dev/null
+exit $rc
+EOS
+chmod +x /tmp/global
+# redis MIB: Redis (Debian's redis-tools: redis-server, redis-benchmark)
+# with a data set of MIB in 4 KiB values, larger than its memcg: a SET of
+# every key, then GETs of random keys, 2 keys per 4 KiB of the set. Its
+# own THP use is on (disable-thp no: Redis turns THP off for itself by
+# default). Fixed work: ms is both phases; rps and p99 are the GET
+# phase's, as redis-benchmark reports them. redis-benchmark's values are
+# one byte repeated: zram stores them in almost nothing, unlike the other
+# workloads' data (about 2:1).
+cat > /tmp/redis <<'EOS'
+#!/bin/sh
+mib=$1
+keys=$((mib * 256))
+redis-server --port 6390 --save '' --appendonly no --disable-thp no \
+	--protected-mode no --daemonize no --logfile /tmp/redis.log &
+sp=$!
+i=0
+until redis-cli -p 6390 ping > /dev/null 2>&1; do
+	sleep 1
+	i=$((i + 1))
+	[ $i -lt 120 ] && kill -0 $sp 2>/dev/null || { tail -5 /tmp/redis.log >&2; exit 1; }
+done
+t0=$(cut -d' ' -f1 /proc/uptime)
+redis-benchmark -p 6390 -q --csv -c 8 -d 4096 -r "$keys" -n "$keys" -t set > /tmp/rset 2>&1
+r1=$?
+redis-benchmark -p 6390 -q --csv -c 8 -r "$keys" -n $((keys * 2)) -t get > /tmp/rget 2>&1
+r2=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "ms %.0f\n", (b - a) * 1000 }'
+# "GET","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+tr -d '"' < /tmp/rget | awk -F, '$1 == "GET" { print "rps", $2; print "p50_ms", $5; print "p99_ms", $7 }'
+tr -d '"' < /tmp/rset | awk -F, '$1 == "SET" { print "set_rps", $2 }'
+echo "redis_used_kb $(( $(redis-cli -p 6390 info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }') / 1024 ))"
+redis-cli -p 6390 shutdown nosave > /dev/null 2>&1
+wait $sp
+[ $r1 = 0 ] && [ $r2 = 0 ]
+EOS
+chmod +x /tmp/redis
+
 echo "# bench: config $cfg, $runs run(s), quick=$quick, kernel $(uname -r)"
 ndctl disable-region all >/dev/null 2>&1
 ndctl init-labels -f all >/dev/null 2>&1
@@ -190,9 +277,9 @@ grep -H . /sys/devices/system/node/node*/meminfo 2>/dev/null | grep MemTotal | s
 
 wl_timeout=300 timed_out=
 sizes="256 1024"
-press=256 skew_s=15 stress_ops=8
+press=256 skew_s=15 stress_ops=8 shift_p=8
 if [ "$quick" = 1 ]; then
-	sizes=256 press=128 skew_s=8 stress_ops=4 wl_timeout=120
+	sizes=256 press=128 skew_s=8 stress_ops=4 wl_timeout=120 shift_p=6
 fi
 # The budget of every pressure workload, the same in every configuration:
 # memory.max at 3/4 of the working set, memory.swap.max twice the set.
@@ -218,6 +305,16 @@ while [ $r -le "$runs" ]; do
 	run "press-stress-thp" $rr /tmp/memcg "$max" "$swapmax" /tmp/stress "${press}M" "$stress_ops" hugepage
 	echo 1 > $zp
 	run "skew" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m skew -t "$skew_s"
+	# the hot quarter moves at every phase: promotion and demotion both
+	run "press-shift" $rr /tmp/memcg "$max" "$swapmax" $P/usemem -s "$press" -m shift -p "$shift_p" -H 25
+	# three processes of half the set each (1.5 sets) in one set of free
+	# RAM: the same 4:3 as the memcg budget of the other workloads
+	run "press-global" $rr /tmp/global "$press" 3 $((press / 2))
+	if command -v redis-server > /dev/null; then
+		run "press-redis" $rr /tmp/memcg "$max" "$swapmax" /tmp/redis "$press"
+	else
+		echo "# no redis-server in this initramfs: press-redis not run"
+	fi
 	r=$((r + 1))
 done
 echo "# bench: config $cfg done"
