@@ -311,7 +311,7 @@ pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
 	}
 	atomic_long_dec(&d->now);
 	inplace_account(pmd_to_swp_entry(new), -HPAGE_PMD_NR);
-	count_vm_event(PMSWAP_INPLACE_UNMAP);
+	count_vm_event(PMSWAP_INPLACE_REVERT);
 	return new;
 }
 
@@ -792,7 +792,7 @@ static pte_t inplace_pte_revert(struct inplace_dev *d,
 	atomic_long_dec(&d->pte_now);
 	atomic_long_dec(&inplace_pte_pages);
 	inplace_account(pte_to_swp_entry(new), -1);
-	count_vm_event(PMSWAP_INPLACE_PTE_UNMAP);
+	count_vm_event(PMSWAP_INPLACE_PTE_REVERT);
 	return new;
 }
 

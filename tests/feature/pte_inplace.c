@@ -243,16 +243,16 @@ static void case_acceptance(size_t size)
 
 	/* MADV_PAGEOUT of in-place pages: swap entries again, no I/O */
 	{
-		long out0 = pt_vmstat("pswpout"), un0 = pt_vmstat("pmswap_inplace_pte_unmap");
+		long out0 = pt_vmstat("pswpout"), un0 = pt_vmstat("pmswap_inplace_pte_revert");
 
 		pt_pageout(mem, size);
 		ksft_test_result(pt_vmstat("pswpout") == out0 &&
-				 pt_vmstat("pmswap_inplace_pte_unmap") - un0 >= nr &&
+				 pt_vmstat("pmswap_inplace_pte_revert") - un0 >= nr &&
 				 inplace_kb(mem) == 0 &&
 				 pt_smaps_kb(mem, "Swap") == (long)(size >> 10),
 				 "pageout: in-place pages are swap entries again without I/O (pswpout +%ld, unmap +%ld)\n",
 				 pt_vmstat("pswpout") - out0,
-				 pt_vmstat("pmswap_inplace_pte_unmap") - un0);
+				 pt_vmstat("pmswap_inplace_pte_revert") - un0);
 	}
 	ksft_test_result(pt_verify(mem, size, 11) == 0 &&
 			 inplace_kb(mem) == (long)(size >> 10),
@@ -747,14 +747,14 @@ static void case_poison(void)
 		return;
 	}
 	phys0 = strtoul(buf, NULL, 0);
-	un0 = pt_vmstat("pmswap_inplace_pte_unmap");
+	un0 = pt_vmstat("pmswap_inplace_pte_revert");
 	notices0 = pt_stat_key(dev.stats, "poison_notices");
 	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
 	if (st < 0)
 		ksft_exit_fail_perror("fork");
 	notices1 = pt_stat_key(dev.stats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
-			 pt_vmstat("pmswap_inplace_pte_unmap") > un0 &&
+			 pt_vmstat("pmswap_inplace_pte_revert") > un0 &&
 			 report[0] == 63 * 4 && report[1] == 0,
 			 "poison: in-place PTE reverted, owner got SIGBUS (%s %d), %ld notice(s); its other pages still in place (%ld kB), %ld bad pages\n",
 			 WIFSIGNALED(st) ? "signal" : "exit code",

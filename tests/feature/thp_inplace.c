@@ -127,16 +127,16 @@ static void case_acceptance(size_t size)
 
 	/* MADV_PAGEOUT of an in-place range: back to swap entries, no I/O. */
 	{
-		long out0 = pt_vmstat("pswpout"), un0 = pt_vmstat("pmswap_inplace_unmap");
+		long out0 = pt_vmstat("pswpout"), un0 = pt_vmstat("pmswap_inplace_revert");
 
 		pt_pageout(mem, size);
 		ksft_test_result(pt_vmstat("pswpout") == out0 &&
-				 pt_vmstat("pmswap_inplace_unmap") - un0 == nr &&
+				 pt_vmstat("pmswap_inplace_revert") - un0 == nr &&
 				 inplace_kb(mem) == 0 &&
 				 pt_smaps_kb(mem, "SwapPmdMapped") == (long)(size >> 10),
 				 "pageout: in-place THPs are swap entries again without I/O (pswpout +%ld, unmap +%ld)\n",
 				 pt_vmstat("pswpout") - out0,
-				 pt_vmstat("pmswap_inplace_unmap") - un0);
+				 pt_vmstat("pmswap_inplace_revert") - un0);
 	}
 
 	pt_write_str(KNOBS "promote_interval_ms", "1000");
@@ -599,14 +599,14 @@ static void case_poison(void)
 		return;
 	}
 	phys0 = strtoul(buf, NULL, 0);
-	un0 = pt_vmstat("pmswap_inplace_unmap");
+	un0 = pt_vmstat("pmswap_inplace_revert");
 	notices0 = pt_stat_key(dev.stats, "poison_notices");
 	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
 	if (st < 0)
 		ksft_exit_fail_perror("fork");
 	notices1 = pt_stat_key(dev.stats, "poison_notices");
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
-			 pt_vmstat("pmswap_inplace_unmap") > un0 &&
+			 pt_vmstat("pmswap_inplace_revert") > un0 &&
 			 report[0] == 8192 && report[1] == 0,
 			 "poison: in-place mapping reverted, owner got SIGBUS (%s %d), %ld notice(s); its other extents still in place (%ld kB), %ld bad pages\n",
 			 WIFSIGNALED(st) ? "signal" : "exit code",

@@ -242,9 +242,9 @@ int main(void)
 	}
 
 	split0 = pt_vmstat("thp_split_swap_pmd");
-	unmap0 = pt_vmstat("pmswap_inplace_unmap");
+	unmap0 = pt_vmstat("pmswap_inplace_revert");
 	rc = swapoff(dev);
-	unmap1 = pt_vmstat("pmswap_inplace_unmap");
+	unmap1 = pt_vmstat("pmswap_inplace_revert");
 	ksft_test_result(rc == 0, "swapoff %s with swapped THPs\n", dev);
 	ksft_test_result(pt_smaps_kb(mem, "Swap") == 0 && pt_verify(mem, SIZE, SEED) == 0,
 			 "all data back in memory and intact (Swap %ld kB)\n",

@@ -728,8 +728,8 @@ const char *const pmswap_vm_keys[] = {
 	"thp_swpout", "thp_swpout_pmd", "thp_swpout_pmd_fallback",
 	"thp_swpout_fallback", "thp_swpin_pmd", "thp_swpin_pmd_fallback",
 	"thp_split_swap_pmd", "pswpin", "pswpout", "pmswap_inplace_map",
-	"pmswap_inplace_unmap", "pmswap_inplace_promote",
-	"pmswap_inplace_pte_map", "pmswap_inplace_pte_unmap",
+	"pmswap_inplace_revert", "pmswap_inplace_promote",
+	"pmswap_inplace_pte_map", "pmswap_inplace_pte_revert",
 	"pmswap_inplace_pte_promote",
 };
 const size_t pmswap_nr_vm_keys = sizeof(pmswap_vm_keys) / sizeof(pmswap_vm_keys[0]);

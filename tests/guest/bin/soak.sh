@@ -237,7 +237,7 @@ done
 [ -f "$iodir/inplace" ] && echo read > "$iodir/inplace"
 [ -f /sys/kernel/mm/pmswap/inplace/promote_interval_ms ] &&
 	echo 1000 > /sys/kernel/mm/pmswap/inplace/promote_interval_ms
-echo "# map in place: $(vm pmswap_inplace_map) maps, $(vm pmswap_inplace_unmap) reverts, $(vm pmswap_inplace_promote) promotions"
+echo "# map in place: $(vm pmswap_inplace_map) maps, $(vm pmswap_inplace_revert) reverts, $(vm pmswap_inplace_promote) promotions"
 wait $p1
 r1=$?
 wait $p2
