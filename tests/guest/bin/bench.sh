@@ -189,8 +189,10 @@ exit $rc
 EOS
 chmod +x /tmp/global
 # redis MIB: Redis (Debian's redis-tools: redis-server, redis-benchmark)
-# with a data set of MIB in 4 KiB values, larger than its memcg: a SET of
-# every key, then GETs of random keys, 2 keys per 4 KiB of the set. Its
+# with 4 KiB values under MIB * 256 keys, larger than its memcg: SETs of
+# that many random keys (about 63 % of them distinct: about 0.63 * MIB
+# of values, plus the allocator's rounding to 5 KiB, above memory.max),
+# then twice as many GETs of random keys. Its
 # own THP use is on (disable-thp no: Redis turns THP off for itself by
 # default). Fixed work: ms is both phases; rps and p99 are the GET
 # phase's, as redis-benchmark reports them. redis-benchmark's values are
