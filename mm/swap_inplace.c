@@ -1573,9 +1573,13 @@ void pmswap_inplace_swapon(struct swap_info_struct *si)
 	/* d is fully set up before lookups by type can see it */
 	smp_store_release(&inplace_devs[si->type], d);
 	mutex_unlock(&pmswap_pmem_lock);
-	if (sysfs_create_group(&pd->kobj, &inplace_dev_group) ||
-	    sysfs_merge_group(&pd->kobj, &inplace_stats_group))
-		pr_warn("%pg: no sysfs files for map in place\n", si->bdev);
+	/* the inplace file and its stats/inplace_* counters come together */
+	if (sysfs_create_group(&pd->kobj, &inplace_dev_group)) {
+		pr_warn("%pg: no inplace file in sysfs\n", si->bdev);
+	} else if (sysfs_merge_group(&pd->kobj, &inplace_stats_group)) {
+		sysfs_remove_group(&pd->kobj, &inplace_dev_group);
+		pr_warn("%pg: no stats/inplace_* files in sysfs\n", si->bdev);
+	}
 	return;
 nomem:
 	pr_warn("%pg: out of memory, no map in place on this device\n",

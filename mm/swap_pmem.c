@@ -446,6 +446,9 @@ static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
 				(*huge)++;
 		}
 		spin_unlock(&ci[i].lock);
+		/* a TiB of pmem is half a million clusters */
+		if (!(i % 4096))
+			cond_resched();
 	}
 }
 
