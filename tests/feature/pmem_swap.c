@@ -59,7 +59,7 @@ static int stats_layout(char *why, size_t len)
 		"inplace_metadata_bytes",
 	};
 	size_t nr = sizeof(keys) / sizeof(keys[0]);
-	char path[256], buf[128], *end;
+	char path[96], buf[64], *end;
 	size_t i;
 
 	if (access(DIR "/inplace", F_OK))
