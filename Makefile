@@ -34,7 +34,7 @@ KSFT       := $(PRISTINE)/tools/testing/selftests
 CC         ?= gcc
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
-TEST_SUMMARIES := host.out.summary feature.out.summary feature-zram.out.summary tools.out.summary \
+TEST_SUMMARIES := host.out.summary config.out.summary feature.out.summary feature-zram.out.summary tools.out.summary \
 		  upstream.out.summary feature-debug.out.summary soak.out.summary
 # Expected skips: tests/expected-skips/TAG.txt, made from a run's logs by
 # tests/expected-skips/update.sh LOGDIR. A list that exists is always
@@ -65,7 +65,7 @@ LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
 	check checkpatch guest-test cxl-test debug-test soak fuzz test run shell upstream-baseline bench profile \
-	series-check config-check deb-pkg \
+	series-check config-check config-test deb-pkg \
 	clean help
 
 all: kernel testprogs initramfs
@@ -97,6 +97,15 @@ series-check: deps
 # linked bzImage, in build/obj-matrix. VARIANTS="no-pmem no-thp": a subset.
 config-check: deps
 	@$(REPO)/scripts/config-matrix.sh $(BUILD) $(REPO) $(KSRC) $(VARIANTS)
+
+# The part of it make test runs: mm/ and fs/proc/ compiled (not linked)
+# with pmswap off, with map in place off, and with memcg off
+# (build/logs/config.out.summary).
+TEST_VARIANTS ?= no-pmswap no-inplace no-memcg
+config-test: deps
+	@rm -f $(LOGS)/config.out.summary; mkdir -p $(LOGS)
+	@CONFIG_MATRIX_QUICK=1 CONFIG_MATRIX_SUMMARY=$(LOGS)/config.out.summary \
+		$(REPO)/scripts/config-matrix.sh $(BUILD) $(REPO) $(KSRC) $(TEST_VARIANTS)
 
 print-kernel:
 	@echo $(BZIMAGE)
@@ -207,6 +216,7 @@ fuzz: initramfs
 test: deps
 	@start=$$(date +%s); rc=0; rm -f $(LOGS)/*.summary; \
 	$(MAKE) --no-print-directory check || rc=1; \
+	$(MAKE) --no-print-directory config-test || rc=1; \
 	$(MAKE) --no-print-directory guest-test || rc=1; \
 	$(MAKE) --no-print-directory debug-test || rc=1; \
 	$(MAKE) --no-print-directory soak DURATION=120 || rc=1; \
