@@ -236,10 +236,12 @@ RUNS ?= $(if $(filter 1,$(QUICK)),2,5)
 BENCH_OUT ?= $(REPO)/bench/results$(if $(filter 1,$(QUICK)),/quick)
 # CONFIGS="a b ...": only these configurations (default: all of bench/run.sh)
 CONFIGS ?=
+# ONLY="press-global press-redis": only these workloads (default: all)
+ONLY ?=
 bench: deps initramfs
 	@$(MAKE) --no-print-directory kernel BENCH=1
 	@$(MAKE) --no-print-directory kernel STOCK=1 BENCH=1
-	@BENCH_CONFIGS="$(CONFIGS)" $(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
+	@BENCH_CONFIGS="$(CONFIGS)" BENCH_ONLY="$(ONLY)" $(REPO)/bench/run.sh $(REPO) $(BUILD) $(QUICK) $(RUNS) $(BENCH_OUT)
 
 # Where a THP round trip's time goes: ftrace function profile on the
 # stock and the pmswap kernel built for measuring (bench/results/profile).

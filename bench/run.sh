@@ -24,6 +24,8 @@ configs=(stock-pmem stock-zram-lz4 stock-zram-zstd stock-tiering pmswap pmswap-h
 if [ -n "${BENCH_CONFIGS:-}" ]; then
 	read -r -a configs <<< "$BENCH_CONFIGS"
 fi
+# BENCH_ONLY="a b": only these workloads (the others are not run)
+only=$(echo "${BENCH_ONLY:-}" | tr -s ' ' ',' | sed 's/^,//; s/,$//')
 mem=1536M nvmib=2048 tmo=1800
 [ "$quick" = 1 ] && tmo=900
 for k in "$stock" "$pmswap"; do
@@ -42,7 +44,7 @@ echo "bench: ${#configs[@]} configurations x $runs round(s), one boot each$([ "$
 	echo "host $(uname -r), $(nproc) CPUs"
 	echo "stock $(sha256sum "$stock" | cut -c1-16) $stock"
 	echo "pmswap $(sha256sum "$pmswap" | cut -c1-16) $pmswap"
-	echo "command make bench QUICK=$quick RUNS=$runs CONFIGS=\"${configs[*]}\""
+	echo "command make bench QUICK=$quick RUNS=$runs CONFIGS=\"${configs[*]}\"${only:+ ONLY=\"${only//,/ }\"}"
 } > "$out/raw/MANIFEST"
 start=$(date +%s)
 rc=0
@@ -61,7 +63,8 @@ for ((r = 1; r <= runs; r++)); do
 		printf 'bench: [%d/%d] round %d %-16s ' "$n" "$total" "$r" "$cfg"
 		PMSWAP_TAG=$tag PMSWAP_KERNEL=$k PMSWAP_INITRAMFS=$initrd \
 			"$repo/tests/run-guest.sh" -n -p -T -N $nvmib -m $mem -s none -t $tmo -o "$logs" \
-			-a "pmswap.bench=$cfg pmswap.runs=1 pmswap.round=$r pmswap.quick=$quick" bench > /dev/null || true
+			-a "pmswap.bench=$cfg pmswap.runs=1 pmswap.round=$r pmswap.quick=$quick${only:+ pmswap.only=$only}" \
+			bench > /dev/null || true
 		cp "$logs/$tag.out" "$out/raw/$cfg.r$r.out"
 		cp "$logs/$tag.console" "$out/raw/$cfg.r$r.console"
 		res=$(grep -c '^BENCH ' "$out/raw/$cfg.r$r.out" || true)

@@ -15,13 +15,14 @@
 # bench/run.sh boots once per configuration and round with runs=1, and R
 # numbers the run in the BENCH lines).
 set -u
-cfg= runs=3 quick=0 round=
+cfg= runs=3 quick=0 round= only=
 for a in $(cat /proc/cmdline); do
 	case $a in
 	pmswap.bench=*) cfg=${a#*=} ;;
 	pmswap.runs=*) runs=${a#*=} ;;
 	pmswap.quick=*) quick=${a#*=} ;;
 	pmswap.round=*) round=${a#*=} ;;
+	pmswap.only=*) only=${a#*=} ;;
 	esac
 done
 [ $# -ge 1 ] && cfg=$1
@@ -44,6 +45,11 @@ emit() {  # emit WORKLOAD RUN FILE: "key value" lines of FILE as BENCH lines
 run() {
 	w=$1 r=$2
 	shift 2
+	# pmswap.only=A,B: only these workloads (make bench ONLY="A B")
+	case ",${only:-$w}," in
+	*",$w,"*) ;;
+	*) return ;;
+	esac
 	# a workload that timed out once is not repeated (it would only burn
 	# the time budget again); its later runs are reported as skipped
 	case " $timed_out " in
