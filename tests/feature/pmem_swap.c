@@ -51,20 +51,20 @@ static int stats_layout(char *why, size_t len)
 		"pages_written", "pages_read", "read_errors", "write_fallbacks",
 		"poison_notices", "bad_pages", "extents_total", "extents_free",
 		"extents_huge",
-		/* from here on only with map in place */
+		/* the inplace_* ones: only with map in place */
 		"inplace_mapped_now", "inplace_maps", "inplace_promotions",
 		"inplace_copy_avoided_bytes", "inplace_pte_mapped_now",
 		"inplace_pte_maps", "inplace_pte_promotions",
 		"inplace_pte_maps_around", "inplace_slot_records",
 		"inplace_metadata_bytes",
 	};
-	size_t nr = sizeof(keys) / sizeof(keys[0]);
+	bool inplace = !access(DIR "/inplace", F_OK);
 	char path[96], buf[64], *end;
 	size_t i;
 
-	if (access(DIR "/inplace", F_OK))
-		nr = 9;
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!inplace && !strncmp(keys[i], "inplace_", 8))
+			break;
 		snprintf(path, sizeof(path), DIR "/stats/%s", keys[i]);
 		if (pt_read_str(path, buf, sizeof(buf))) {
 			snprintf(why, len, "%s: %s", path, strerror(errno));
