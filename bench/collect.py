@@ -263,28 +263,68 @@ def main():
                 v = values(data, c, 'rt256-read', key)
                 r.append(f'{statistics.median(v):.1f}' if v else 'NaN')
             f.write(f'{c} ' + ' '.join(r) + '\n')
-    # THP share of anonymous memory and DRAM (memcg) over time, press-rand
-    for key, name in (('share', 'share'), ('dram', 'dram')):
-        with open(os.path.join(out, 'data', f'{name}.dat'), 'w') as f:
-            f.write('second ' + ' '.join(present) + '\n')
+    # THP share of anonymous memory and DRAM (memcg) over time, per
+    # pressure workload (share.dat and dram.dat are press-rand's)
+    series = {}
+    for wl, suffix in (('press-rand', ''), ('press-global', '-global'),
+                       ('press-shift', '-shift'), ('press-redis', '-redis')):
+        for key in ('share', 'dram'):
+            name = key + suffix
             ticks = sorted({int(k[len(key):]) for c in data.values()
-                            for r in c.get('press-rand', {}).values() for k in r
+                            for r in c.get(wl, {}).values() for k in r
                             if k.startswith(key) and k[len(key):].isdigit()})
-            for t in ticks:
-                row = [str(t)]
-                for c in present:
-                    v = values(data, c, 'press-rand', f'{key}{t}')
-                    row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
-                f.write(' '.join(row) + '\n')
+            with open(os.path.join(out, 'data', f'{name}.dat'), 'w') as f:
+                f.write('second ' + ' '.join(present) + '\n')
+                for t in ticks:
+                    row = [str(t)]
+                    for c in present:
+                        v = values(data, c, wl, f'{key}{t}')
+                        row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
+                    f.write(' '.join(row) + '\n')
+            # a run of a few seconds gives a few one-second samples, the
+            # last taken while the workload exits: no curve to draw (the
+            # share samples decide for both plots of a workload)
+            if key == 'share':
+                enough = len(ticks) >= 5
+            series[name] = (wl, enough)
+    # time to finish global pressure, Redis and the moving hot set
+    with open(os.path.join(out, 'data', 'press-apps.dat'), 'w') as f:
+        f.write('# config, then median min max (s) of press-global press-redis press-shift\n')
+        for c in present:
+            r = []
+            for wl in ('press-global', 'press-redis', 'press-shift'):
+                v = values(data, c, wl, 'ms')
+                r += ([f'{statistics.median(v) / 1000:.2f}', f'{min(v) / 1000:.2f}',
+                       f'{max(v) / 1000:.2f}'] if v else ['NaN'] * 3)
+            f.write(f'{c} ' + ' '.join(r) + '\n')
+
+    def ran(*wls):
+        return any(wl in data[c] for c in present for wl in wls)
+
+    # a plot is drawn only when its workloads ran: a subset run (ONLY=)
+    # gets the plots of what it measured, not empty ones
+    wanted = [('rt256', ran('rt256-read', 'rt256-write'), {}),
+              ('press', ran('press-seq', 'press-rand', 'press-stress'), {}),
+              ('latency', ran('rt256-read'), {}),
+              ('skew', ran('skew'), {}),
+              ('press-apps', ran('press-global', 'press-redis', 'press-shift'), {})]
+    for name, (wl, has) in series.items():
+        key = 'share' if name.startswith('share') else 'dram'
+        wanted.append((name, has, {'which': key, 'wl': wl, 'dat': name}))
     plots = []
     gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plots.gp')
-    for which in ('rt256', 'press', 'latency', 'share', 'dram', 'skew'):
+    for name, has, extra in wanted:
+        if not has:
+            continue
+        which = extra.get('which', name)
+        args = f"dir='{out}'; which='{which}'; name='{name}'"
+        if extra:
+            args += f"; wl='{extra['wl']}'; dat='{extra['dat']}'"
         try:
-            subprocess.run(['gnuplot', '-e', f"dir='{out}'; which='{which}'", gp],
-                           check=True)
-            plots.append(f'{which}.png')
+            subprocess.run(['gnuplot', '-e', args, gp], check=True)
+            plots.append(f'{name}.png')
         except (OSError, subprocess.CalledProcessError) as e:
-            print(f'collect: no {which} plot ({e})', file=sys.stderr)
+            print(f'collect: no {name} plot ({e})', file=sys.stderr)
     if plots:
         md += ['## Plots', '']
         md += [f'![{p}]({p})' for p in plots]

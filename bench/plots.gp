@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# gnuplot -e "dir='OUT'; which='rt256|press|latency|share|dram|skew'" bench/plots.gp
-# One benchmark plot from OUT/data (collect.py calls it once per plot, so
-# a plot without data does not stop the others).
+# gnuplot -e "dir='OUT'; which='rt256|press|press-apps|latency|skew'" bench/plots.gp
+# gnuplot -e "dir='OUT'; which='share|dram'; name='share-global'; wl='press-global'; dat='share-global'" bench/plots.gp
+# One benchmark plot from OUT/data, written to OUT/NAME.png (NAME is WHICH
+# unless given). collect.py calls it once per plot, and only for plots
+# whose workloads ran, so a plot without data does not stop the others.
 set terminal pngcairo size 900,500 noenhanced
 set style data histograms
 set style histogram clustered gap 1
@@ -9,7 +11,10 @@ set style fill solid 0.8 border -1
 set grid ytics
 set key top left
 set xtics rotate by -20
-set output dir.'/'.which.'.png'
+if (!exists('name')) name = which
+if (!exists('wl')) wl = 'press-rand'
+if (!exists('dat')) dat = which
+set output dir.'/'.name.'.png'
 
 if (which eq 'rt256') {
 	set title '256 MiB THP round trip: time relative to stock swap on pmem (TCG; lower is better)'
@@ -23,6 +28,13 @@ if (which eq 'press') {
 	set ylabel 'seconds (median)'
 	plot dir.'/data/press.dat' using 2:3:4:xtic(1) title 'usemem seq', '' using 5:6:7 title 'usemem rand', '' using 8:9:10 title 'stress-ng vm'
 }
+if (which eq 'press-apps') {
+	set style histogram errorbars gap 1 lw 1
+	set title 'global pressure, Redis, moving hot set: time to finish (TCG; lower is better; bars: min-max)'
+	set yrange [0:*]
+	set ylabel 'seconds (median)'
+	plot dir.'/data/press-apps.dat' using 2:3:4:xtic(1) title 'press-global', '' using 5:6:7 title 'press-redis', '' using 8:9:10 title 'press-shift'
+}
 if (which eq 'latency') {
 	set logscale y
 	set title '256 MiB read-back: latency of faulting touches (>= 20 us; TCG)'
@@ -31,20 +43,20 @@ if (which eq 'latency') {
 }
 if (which eq 'share') {
 	set style data linespoints
-	set title 'usemem rand under memcg pressure: THP share of anonymous memory'
+	set title wl.' under memory pressure: THP share of anonymous memory'
 	set ylabel 'anon_thp / anon, %'
 	set xlabel 'second'
 	set xtics norotate
 	set yrange [0:100]
-	plot for [i=2:*] dir.'/data/share.dat' using 1:i title columnhead(i)
+	plot for [i=2:*] dir.'/data/'.dat.'.dat' using 1:i title columnhead(i)
 }
 if (which eq 'dram') {
 	set style data linespoints
-	set title 'usemem rand under memcg pressure: memcg DRAM (no zram pool, no pmem)'
+	set title wl.' under memory pressure: memcg DRAM (no zram pool, no pmem)'
 	set ylabel 'memory.current, kB'
 	set xlabel 'second'
 	set xtics norotate
-	plot for [i=2:*] dir.'/data/dram.dat' using 1:i title columnhead(i)
+	plot for [i=2:*] dir.'/data/'.dat.'.dat' using 1:i title columnhead(i)
 }
 if (which eq 'skew') {
 	set style data linespoints
