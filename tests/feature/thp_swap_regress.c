@@ -24,7 +24,7 @@
  *  5a-5b  Map in place: MADV_WILLNEED is ignored on extents that would be
  *         (or are) mapped in place; it must read them into DRAM as THPs.
  *  6a-6b  Map in place: PmswapInPlace and stats/inplace_mapped_now count
- *         mappings, as Rss does (Documentation/pmswap-inplace.rst,
+ *         mappings, as Rss does (Documentation/admin-guide/mm/pmswap.rst,
  *         "Counters"): after fork, the same 8 MiB mapped by both processes
  *         counts twice, exactly, and once again after one of them exits.
  *  8      A THP that MADV_WILLNEED read into the swap cache is mapped whole

@@ -67,7 +67,7 @@
  * (a) Under always the writes after the read land on the pmem, mapped in
  *     place writable; under the other policies they go to DRAM THPs.
  * (p) pagemap turns an in-place mapping back into its swap entry
- *     (Documentation/pmswap-inplace.rst): after the read, entries present
+ *     (Documentation/mm/pmswap.rst): after the read, entries present
  *     or swapped are both accepted there, and the data must read back.
  * With PTE swap entries (stock, or huge_swap = 0) each huge-entry check
  * says "n/a: PTE swap entries".
@@ -586,7 +586,7 @@ CASE(case_pageout_cold_again)
  * as one THP): the read afterwards swaps nothing in, and maps THPs. Under
  * read and always too, and for an extent mapped in place already (i):
  * the caller asked for the memory in DRAM (issue 14, item 11;
- * Documentation/pmswap-huge-swap.rst).
+ * Documentation/mm/pmswap.rst).
  */
 CASE(case_willneed)
 {
@@ -657,7 +657,7 @@ CASE(case_willneed_twice)
 /*
  * MADV_WILLNEED in a memcg within 2 MiB of memory.high: reading a whole
  * THP ahead would push 2 MiB of other memory out, so a huge entry is not
- * read (Documentation/pmswap-huge-swap.rst) and stays as it is; with
+ * read (Documentation/mm/pmswap.rst) and stays as it is; with
  * headroom again the THPs come back whole.
  */
 CASE(case_willneed_tight)
@@ -816,7 +816,7 @@ CASE(case_mincore)
  * is present, on 512 consecutive 2 MiB-aligned PFNs when copied to DRAM
  * and the PFNs are visible (root). A THP mapped in place shows as its
  * swap entry, as pagemap turns it back into one
- * (Documentation/pmswap-inplace.rst): the data must read back after that.
+ * (Documentation/mm/pmswap.rst): the data must read back after that.
  */
 CASE(case_pagemap)
 {
@@ -1084,7 +1084,7 @@ CASE(case_collapse)
 		return -1;
 	/*
 	 * Nothing to collapse: a huge swap entry is not a page table
-	 * (Documentation/pmswap-huge-swap.rst: MADV_COLLAPSE fails with
+	 * (Documentation/mm/pmswap.rst: MADV_COLLAPSE fails with
 	 * EINVAL on it), and a page table of PTE swap entries alone has no
 	 * writable page (stock khugepaged: SCAN_PAGE_RO, also EINVAL). The
 	 * entries stay as they are and still fault back whole.
@@ -1147,7 +1147,7 @@ CASE(case_userfaultfd)
  * whole, issue 14 item 10), and reads back the data, as THPs when there
  * is memory. The destination is unregistered before the read: with a
  * userfaultfd armed on the VMA a fault on a huge swap entry splits it by
- * design (Documentation/pmswap-huge-swap.rst, as stock's mTHP swap-in
+ * design (Documentation/mm/pmswap.rst, as stock's mTHP swap-in
  * falls back to 4 KiB), so the read would never be whole.
  */
 CASE(case_uffd_move)
