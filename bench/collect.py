@@ -304,7 +304,7 @@ def main():
     # a plot is drawn only when its workloads ran: a subset run (ONLY=)
     # gets the plots of what it measured, not empty ones
     wanted = [('rt256', ran('rt256-read', 'rt256-write'), {}),
-              ('press', ran('press-seq', 'press-rand', 'press-stress'), {}),
+              ('press', ran('press-seq', 'press-rand'), {}),
               ('latency', ran('rt256-read'), {}),
               ('skew', ran('skew'), {}),
               ('press-apps', ran('press-global', 'press-redis', 'press-shift'), {})]
@@ -324,6 +324,11 @@ def main():
             subprocess.run(['gnuplot', '-e', args, gp], check=True)
             plots.append(f'{name}.png')
         except (OSError, subprocess.CalledProcessError) as e:
+            # gnuplot leaves an empty file behind when a plot fails
+            try:
+                os.remove(os.path.join(out, f'{name}.png'))
+            except OSError:
+                pass
             print(f'collect: no {name} plot ({e})', file=sys.stderr)
     if plots:
         md += ['## Plots', '']

@@ -22,7 +22,6 @@ def parse(d):
             m=re.search(r'\[\s*([\d.]+)\] (\S+) invoked oom-killer: gfp_mask=(\S+), order=(\d+)',L[i])
             if not m: i+=1; continue
             r=dict(cfg=cfg,run=run,t=m.group(1),comm=m.group(2),gfp=m.group(3),order=m.group(4))
-            r['wl']=seq[k] if k<len(seq) else '?'; k+=1
             frames=[];st={}
             j=i+1
             while j<len(L) and 'Killed process' not in L[j] and 'invoked oom-killer' not in L[j]:
@@ -39,6 +38,11 @@ def parse(d):
             if j<len(L) and 'Killed process' in L[j]:
                 km=re.search(r'Killed process (\d+) \((\S+)\).*anon-rss:(\d+)kB',L[j]); r['killed']=km.group(2)+':'+km.group(3)
             r['frames']=frames; r['st']=st
+            # a global OOM (no memcg usage line) is not in memcg_oom_kill
+            if 'use' in r:
+                r['wl']=seq[k] if k<len(seq) else '?'; k+=1
+            else:
+                r['wl']='(global OOM)'
             rows.append(r); i=j
         if k!=len(seq): print('MISMATCH',con,k,len(seq),file=sys.stderr)
     return rows
