@@ -58,4 +58,4 @@ if os.environ.get('EXTRA'):
     for d in sys.argv[1:]:
         for r in parse(d):
             s=r['st']
-            print(d.rstrip('/').split('/')[-2][:12], r['cfg'], r['run'], r['wl'], *(f"{k}={s.get(k,'-')}" for k in ['pgrefill','pgdeactivate','pgactivate','pgscan','pgsteal','pgscan_khugepaged','pgsteal_khugepaged','pgmajfault','workingset_refault_anon','workingset_activate_anon','swpout_zero','thp_swpout','thp_fault_alloc','thp_collapse_alloc','slab_unreclaimable','pagetables']))
+            print(d.rstrip('/').split('/')[-2], r['cfg'], r['run'], r['wl'], *(f"{k}={s.get(k,'-')}" for k in ['pgrefill','pgdeactivate','pgactivate','pgscan','pgsteal','pgscan_khugepaged','pgsteal_khugepaged','pgmajfault','workingset_refault_anon','workingset_activate_anon','swpout_zero','thp_swpout','thp_fault_alloc','thp_collapse_alloc','slab_unreclaimable','pagetables']))
