@@ -164,6 +164,20 @@ def ratio_cell(vals, base):
     return text
 
 
+def time_dat(out, data, present, name, wls):
+    """OUT/data/NAME: per configuration, median min max (s) of the time
+    to finish of each workload in WLS."""
+    with open(os.path.join(out, 'data', name), 'w') as f:
+        f.write('# config, then median min max (s) of ' + ' '.join(wls) + '\n')
+        for c in present:
+            r = []
+            for wl in wls:
+                v = values(data, c, wl, 'ms')
+                r += ([f'{statistics.median(v) / 1000:.2f}', f'{min(v) / 1000:.2f}',
+                       f'{max(v) / 1000:.2f}'] if v else ['NaN'] * 3)
+            f.write(f'{c} ' + ' '.join(r) + '\n')
+
+
 def main():
     out = sys.argv[1]
     data = load(os.path.join(out, 'raw'))
@@ -245,15 +259,7 @@ def main():
                 row.append(f'{statistics.median(v):.1f}' if v else 'NaN')
             f.write(' '.join(row) + '\n')
     # time to finish each pressure workload: median, min, max (seconds)
-    with open(os.path.join(out, 'data', 'press.dat'), 'w') as f:
-        f.write('# config, then median min max (s) of press-seq press-rand press-stress\n')
-        for c in present:
-            r = []
-            for wl in ('press-seq', 'press-rand', 'press-stress'):
-                v = values(data, c, wl, 'ms')
-                r += ([f'{statistics.median(v) / 1000:.2f}', f'{min(v) / 1000:.2f}',
-                       f'{max(v) / 1000:.2f}'] if v else ['NaN'] * 3)
-            f.write(f'{c} ' + ' '.join(r) + '\n')
+    time_dat(out, data, present, 'press.dat', ('press-seq', 'press-rand', 'press-stress'))
     # read-back fault latency: median over runs of each run's p50 and p99
     with open(os.path.join(out, 'data', 'latency.dat'), 'w') as f:
         f.write('# config fault_p50_us fault_p99_us (rt256-read)\n')
@@ -288,15 +294,8 @@ def main():
                 enough = len(ticks) >= 5
             series[name] = (wl, enough)
     # time to finish global pressure, Redis and the moving hot set
-    with open(os.path.join(out, 'data', 'press-apps.dat'), 'w') as f:
-        f.write('# config, then median min max (s) of press-global press-redis press-shift\n')
-        for c in present:
-            r = []
-            for wl in ('press-global', 'press-redis', 'press-shift'):
-                v = values(data, c, wl, 'ms')
-                r += ([f'{statistics.median(v) / 1000:.2f}', f'{min(v) / 1000:.2f}',
-                       f'{max(v) / 1000:.2f}'] if v else ['NaN'] * 3)
-            f.write(f'{c} ' + ' '.join(r) + '\n')
+    time_dat(out, data, present, 'press-apps.dat',
+             ('press-global', 'press-redis', 'press-shift'))
 
     def ran(*wls):
         return any(wl in data[c] for c in present for wl in wls)
