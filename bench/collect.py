@@ -302,23 +302,23 @@ def main():
 
     # a plot is drawn only when its workloads ran: a subset run (ONLY=)
     # gets the plots of what it measured, not empty ones
-    wanted = [('rt256', ran('rt256-read', 'rt256-write'), {}),
-              ('press', ran('press-seq', 'press-rand'), {}),
-              ('latency', ran('rt256-read'), {}),
-              ('skew', ran('skew'), {}),
-              ('press-apps', ran('press-global', 'press-redis', 'press-shift'), {})]
-    for name, (wl, has) in series.items():
-        key = 'share' if name.startswith('share') else 'dram'
-        wanted.append((name, has, {'which': key, 'wl': wl, 'dat': name}))
+    # (output name, plots.gp's which, workload of a curve, draw it)
+    wanted = [('rt256', 'rt256', None, ran('rt256-read', 'rt256-write')),
+              ('press', 'press', None, ran('press-seq', 'press-rand')),
+              ('latency', 'latency', None, ran('rt256-read')),
+              ('skew', 'skew', None, ran('skew')),
+              ('press-apps', 'press-apps', None,
+               ran('press-global', 'press-redis', 'press-shift'))]
+    wanted += [(name, name.split('-')[0], wl, has)
+               for name, (wl, has) in series.items()]
     plots = []
     gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plots.gp')
-    for name, has, extra in wanted:
+    for name, which, wl, has in wanted:
         if not has:
             continue
-        which = extra.get('which', name)
         args = f"dir='{out}'; which='{which}'; name='{name}'"
-        if extra:
-            args += f"; wl='{extra['wl']}'; dat='{extra['dat']}'"
+        if wl:
+            args += f"; wl='{wl}'"
         try:
             subprocess.run(['gnuplot', '-e', args, gp], check=True)
             plots.append(f'{name}.png')

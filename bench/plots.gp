@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # gnuplot -e "dir='OUT'; which='rt256|press|press-apps|latency|skew'" bench/plots.gp
-# gnuplot -e "dir='OUT'; which='share|dram'; name='share-global'; wl='press-global'; dat='share-global'" bench/plots.gp
+# gnuplot -e "dir='OUT'; which='share|dram'; name='share-global'; wl='press-global'" bench/plots.gp
 # One benchmark plot from OUT/data, written to OUT/NAME.png (NAME is WHICH
-# unless given). collect.py calls it once per plot, and only for plots
-# whose workloads ran, so a plot without data does not stop the others.
+# unless given; a curve reads OUT/data/NAME.dat). collect.py calls it once
+# per plot, and only for plots whose workloads ran, so a plot without data
+# does not stop the others.
 set terminal pngcairo size 900,500 noenhanced
 set style data histograms
 set style histogram clustered gap 1
@@ -13,7 +14,6 @@ set key top left
 set xtics rotate by -20
 if (!exists('name')) name = which
 if (!exists('wl')) wl = 'press-rand'
-if (!exists('dat')) dat = which
 set output dir.'/'.name.'.png'
 
 if (which eq 'rt256') {
@@ -48,7 +48,7 @@ if (which eq 'share') {
 	set xlabel 'second'
 	set xtics norotate
 	set yrange [0:100]
-	plot for [i=2:*] dir.'/data/'.dat.'.dat' using 1:i title columnhead(i)
+	plot for [i=2:*] dir.'/data/'.name.'.dat' using 1:i title columnhead(i)
 }
 if (which eq 'dram') {
 	set style data linespoints
@@ -56,7 +56,7 @@ if (which eq 'dram') {
 	set ylabel 'memory.current, kB'
 	set xlabel 'second'
 	set xtics norotate
-	plot for [i=2:*] dir.'/data/'.dat.'.dat' using 1:i title columnhead(i)
+	plot for [i=2:*] dir.'/data/'.name.'.dat' using 1:i title columnhead(i)
 }
 if (which eq 'skew') {
 	set style data linespoints
