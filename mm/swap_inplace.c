@@ -15,10 +15,10 @@
  *
  * Whoever needs more than a read access through the page table - a page
  * table walker, fork, split, swapoff, a write fault under the "read"
- * policy, GUP - first turns the mapping back into the huge swap entry
- * ("revert", no I/O, a TLB flush), and then finds the case it already
- * handles. A fault on a present in-place PMD promotes: the entry is
- * reverted and faulted back into DRAM as a THP.
+ * policy, GUP that takes a page - first turns the mapping back into the
+ * huge swap entry ("revert", no I/O, a TLB flush), and then finds the
+ * case it already handles. A fault on a present in-place PMD promotes:
+ * the entry is reverted and faulted back into DRAM as a THP.
  *
  * Policies, per device: "never" copies to DRAM as before; "read" maps
  * read-only, the first write promotes; "always" maps writable when the
@@ -40,7 +40,8 @@
  * inplace_slots): that state grows with what is mapped in place, not
  * with the size of the device. The zap, fork, swapoff and fault paths
  * revert it; every other walker finds no page behind it (vm_normal_page()
- * returns NULL for it) and leaves it alone; GUP faults it into DRAM. Like
+ * returns NULL for it) and leaves it alone; GUP faults it into DRAM,
+ * unless it takes no page (MADV_POPULATE_READ maps in place). Like
  * a page cache fault, a fault maps the eligible swap entries around its
  * page in place with it (fault_around_kb, 64 KiB by default).
  *
@@ -374,9 +375,9 @@ bool pmswap_inplace_peek(struct vm_area_struct *vma, pmd_t *pmd)
  * pmswap_inplace_fault - a fault on a PMD that maps pmem in place
  * @vmf: the fault, vmf->orig_pmd the in-place PMD
  *
- * A write to a read-only mapping, an unshare or a kernel fault (GUP)
- * wants a page the kernel can refcount: revert the mapping to its swap
- * entry and fault the THP into DRAM (a promotion).
+ * A write to a read-only mapping, an unshare or a kernel fault that wants
+ * a page (GUP) needs one the kernel can refcount: revert the mapping to
+ * its swap entry and fault the THP into DRAM (a promotion).
  */
 vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 {
@@ -389,9 +390,10 @@ vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
 	 * fault that raced with the one that mapped the extent (another
 	 * thread, or a sharer's TLB): spurious, as for a PTE. Promoting it
 	 * would copy 2 MiB for nothing, and split the entry when the memcg
-	 * has no room for the copy.
+	 * has no room for the copy. So is a populating fault (GUP that takes
+	 * no page, MADV_POPULATE_READ), which found the extent mapped by now.
 	 */
-	if ((vmf->flags & FAULT_FLAG_USER) &&
+	if ((vmf->flags & (FAULT_FLAG_USER | FAULT_FLAG_POPULATE)) &&
 	    !(vmf->flags & FAULT_FLAG_UNSHARE) &&
 	    (!(vmf->flags & FAULT_FLAG_WRITE) || pmd_write(vmf->orig_pmd)))
 		return 0;
@@ -623,7 +625,7 @@ bool pmswap_inplace_rw_busy(swp_entry_t entry)
 	return busy;
 }
 
-#ifdef pte_is_inplace	/* patches/0013: the hooks for 4 KiB slots are in */
+#ifdef pte_is_inplace	/* patches/0014: the hooks for 4 KiB slots are in */
 /* pages mapped in place by PTEs: the scanner looks at page tables if any */
 static atomic_long_t inplace_pte_pages = ATOMIC_LONG_INIT(0);
 
@@ -1035,11 +1037,13 @@ bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
 	/*
 	 * Only anonymous VMAs (the COW pages of a private file mapping are
 	 * swapped too, but pte_is_inplace() would not know them), and only
-	 * for a user access: kernel faults (GUP, khugepaged's swap-in,
-	 * uaccess) want a page they can hold. userfaultfd write protection
-	 * is the copy path's business.
+	 * for a user access or a fault that only populates the page table
+	 * (MADV_POPULATE_READ): other kernel faults (GUP that takes a page,
+	 * khugepaged's swap-in, uaccess) want a page they can hold.
+	 * userfaultfd write protection is the copy path's business.
 	 */
-	if (!vma_is_anonymous(vma) || !(vmf->flags & FAULT_FLAG_USER) ||
+	if (!vma_is_anonymous(vma) ||
+	    !(vmf->flags & (FAULT_FLAG_USER | FAULT_FLAG_POPULATE)) ||
 	    pte_swp_uffd_wp(vmf->orig_pte))
 		return false;
 

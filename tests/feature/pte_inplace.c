@@ -15,7 +15,8 @@
  * under each policy, fork, munmap and exit (slots freed), mprotect,
  * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
  * memcg accounting, promotion of a hot page while a cold one stays,
- * memory failure on an in-place page and swapoff. The per-slot state
+ * memory failure on an in-place page, MADV_POPULATE_READ/WRITE (GUP
+ * that takes no page) and swapoff. The per-slot state
  * (stats/inplace_slot_records, inplace_metadata_bytes): one record per 2 MiB
  * extent with slots in place, none left once they are unmapped or
  * promoted; the bytes per TiB of device it gives are printed.
@@ -862,6 +863,67 @@ static void case_swapoff(void)
 	free_small(mem, size);
 }
 
+/*
+ * 15. GUP that takes no page: MADV_POPULATE_READ maps the slots in place
+ * as user reads would, with no copy and no DRAM; again, it finds them
+ * populated and promotes nothing. MADV_POPULATE_WRITE needs them
+ * writable: under "read" that promotes them, under "always" (one owner)
+ * they are mapped writable in place.
+ */
+static void case_populate(void)
+{
+	size_t size = MIB(2);
+	long nr = PAGES(size), rd0, m0, p0, ret;
+	char *mem;
+
+	set_policy("read");
+	mem = swapped_small(size, 95);
+	rd0 = pt_stat_key(dev.stats, "pages_read");
+	m0 = pt_vmstat("pmswap_inplace_pte_map");
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	ret = madvise(mem, size, MADV_POPULATE_READ);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "Anonymous") == 0 &&
+			 pt_stat_key(dev.stats, "pages_read") == rd0 &&
+			 pt_vmstat("pmswap_inplace_pte_map") - m0 >= nr &&
+			 pt_vmstat("pmswap_inplace_pte_promote") == p0,
+			 "MADV_POPULATE_READ: %ld kB in place, %ld kB in DRAM, pages_read +%ld, maps +%ld, promotions +%ld (ret %ld)\n",
+			 inplace_kb(mem), pt_smaps_kb(mem, "Anonymous"),
+			 pt_stat_key(dev.stats, "pages_read") - rd0,
+			 pt_vmstat("pmswap_inplace_pte_map") - m0,
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0, ret);
+	ret = madvise(mem, size, MADV_POPULATE_READ);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_vmstat("pmswap_inplace_pte_promote") == p0 &&
+			 pt_verify(mem, size, 95) == 0,
+			 "MADV_POPULATE_READ again: still in place, nothing promoted, data intact (ret %ld)\n",
+			 ret);
+	ret = madvise(mem, size, MADV_POPULATE_WRITE);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0 >= nr &&
+			 pt_verify(mem, size, 95) == 0,
+			 "MADV_POPULATE_WRITE under read: promoted (+%ld), %ld kB in DRAM, data intact (ret %ld)\n",
+			 pt_vmstat("pmswap_inplace_pte_promote") - p0,
+			 pt_smaps_kb(mem, "Anonymous"), ret);
+	free_small(mem, size);
+
+	set_policy("always");
+	mem = swapped_small(size, 96);
+	p0 = pt_vmstat("pmswap_inplace_pte_promote");
+	ret = madvise(mem, size, MADV_POPULATE_WRITE);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "Anonymous") == 0 &&
+			 pt_vmstat("pmswap_inplace_pte_promote") == p0 &&
+			 pt_verify(mem, size, 96) == 0 &&
+			 (pt_fill(mem, size, 97), pt_verify(mem, size, 97) == 0) &&
+			 inplace_kb(mem) == (long)(size >> 10),
+			 "MADV_POPULATE_WRITE under always: %ld kB writable in place, writes land there, data correct (ret %ld)\n",
+			 inplace_kb(mem), ret);
+	free_small(mem, size);
+	set_policy("read");
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = MIB(argc > 1 ? atol(argv[1]) : 32);
@@ -884,7 +946,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("sched_setaffinity");
 	ksft_print_msg("pinned to CPU %d (MADV_PAGEOUT must find every page)\n", cpu);
 
-	ksft_set_plan(43);
+	ksft_set_plan(47);
 	case_acceptance(size);
 	case_fault_around();
 	case_writes();
@@ -898,6 +960,7 @@ int main(int argc, char **argv)
 	case_metadata();
 	case_poison();
 	case_mglru();
+	case_populate();
 	case_swapoff();
 	set_policy("read");
 	ksft_finished();

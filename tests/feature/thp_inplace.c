@@ -11,7 +11,8 @@
  * meets an in-place mapping, each checked on the data: writes under each
  * policy, fork, munmap and exit (slots freed; a range flush per extent,
  * not a flush of the mm), mprotect, mremap, MADV_DONTNEED / FREE /
- * PAGEOUT, GUP, a FOLL_LONGTERM pin and O_DIRECT I/O from and into
+ * PAGEOUT, GUP with and without pages (MADV_POPULATE_*), a FOLL_LONGTERM
+ * pin and O_DIRECT I/O from and into
  * in-place pages, memcg
  * accounting (memory.stat pmswap_inplace, not memory.current), the
  * promotion of a hot extent while a cold one stays, memory failure on an
@@ -379,6 +380,44 @@ static void case_walkers(void)
 	}
 }
 
+/*
+ * GUP that takes no page: MADV_POPULATE_READ maps the extents in place,
+ * with no copy and no DRAM, and promotes nothing; MADV_POPULATE_WRITE
+ * under "read" promotes them.
+ */
+static void case_populate(void)
+{
+	size_t size = MIB(8);
+	long n = size / PT_PMD_SIZE, rd0, m0, p0, ret;
+	char *mem;
+
+	set_policy("read");
+	mem = swapped_region(size, 57);
+	rd0 = pt_stat_key(dev.stats, "pages_read");
+	m0 = pt_vmstat("pmswap_inplace_map");
+	p0 = pt_vmstat("pmswap_inplace_promote");
+	ret = madvise(mem, size, MADV_POPULATE_READ);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_smaps_kb(mem, "AnonHugePages") == 0 &&
+			 pt_stat_key(dev.stats, "pages_read") == rd0 &&
+			 pt_vmstat("pmswap_inplace_map") - m0 >= n &&
+			 pt_vmstat("pmswap_inplace_promote") == p0 &&
+			 pt_verify(mem, size, 57) == 0,
+			 "MADV_POPULATE_READ: %ld kB in place, %ld kB of THPs, pages_read +%ld, maps +%ld, promotions +%ld, data intact (ret %ld)\n",
+			 inplace_kb(mem), pt_smaps_kb(mem, "AnonHugePages"),
+			 pt_stat_key(dev.stats, "pages_read") - rd0,
+			 pt_vmstat("pmswap_inplace_map") - m0,
+			 pt_vmstat("pmswap_inplace_promote") - p0, ret);
+	ret = madvise(mem, size, MADV_POPULATE_WRITE);
+	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+			 pt_vmstat("pmswap_inplace_promote") - p0 == n &&
+			 pt_smaps_kb(mem, "AnonHugePages") == (long)(size >> 10) &&
+			 pt_verify(mem, size, 57) == 0,
+			 "MADV_POPULATE_WRITE under read: %ld extents promoted to THPs, data intact (ret %ld)\n",
+			 pt_vmstat("pmswap_inplace_promote") - p0, ret);
+	pt_free_thp(mem, size);
+}
+
 /* 6. A FOLL_LONGTERM pin moves the data to DRAM first. */
 static void case_longterm(void)
 {
@@ -648,13 +687,14 @@ int main(int argc, char **argv)
 	}
 	ksft_print_msg("device %s\n", dev.dev);
 
-	ksft_set_plan(32);
+	ksft_set_plan(34);
 	case_acceptance(size);
 	case_writes();
 	case_fork();
 	case_unmap_exit();
 	case_unmap_flush();
 	case_walkers();
+	case_populate();
 	case_longterm();
 	case_odirect();
 	case_memcg();
