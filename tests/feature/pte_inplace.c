@@ -16,7 +16,7 @@
  * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
  * memcg accounting, promotion of a hot page while a cold one stays,
  * memory failure on an in-place page, MADV_POPULATE_READ/WRITE (GUP
- * that takes no page) and swapoff. The per-slot state
+ * that takes no page), mlock and swapoff. The per-slot state
  * (stats/inplace_slot_records, inplace_metadata_bytes): one record per 2 MiB
  * extent with slots in place, none left once they are unmapped or
  * promoted; the bytes per TiB of device it gives are printed.
@@ -924,6 +924,40 @@ static void case_populate(void)
 	set_policy("read");
 }
 
+/*
+ * 16. mlock: locked memory lives in DRAM. mm_populate() is GUP without
+ * pages too, but it must not find in-place pages populated: read-only
+ * ones in a PROT_READ VMA under "read", writable ones under "always".
+ */
+static void case_mlock(void)
+{
+	static const char * const policy[] = { "read", "always" };
+	size_t size = MIB(1);
+	long in0;
+	char *mem;
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		set_policy(policy[i]);
+		mem = swapped_small(size, 98 + i);
+		pt_touch_read(mem, size);
+		in0 = inplace_kb(mem);
+		if (i == 0 && mprotect(mem, size, PROT_READ))
+			ksft_exit_fail_perror("mprotect");
+		ret = mlock(mem, size);
+		ksft_test_result(in0 == (long)(size >> 10) && ret == 0 &&
+				 inplace_kb(mem) == 0 &&
+				 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
+				 pt_verify(mem, size, 98 + i) == 0,
+				 "mlock (%s%s): in-place pages brought into DRAM (%ld kB in place before, %ld after), data intact\n",
+				 policy[i], i == 0 ? ", PROT_READ" : "", in0,
+				 inplace_kb(mem));
+		munlock(mem, size);
+		free_small(mem, size);
+	}
+	set_policy("read");
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = MIB(argc > 1 ? atol(argv[1]) : 32);
@@ -946,7 +980,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("sched_setaffinity");
 	ksft_print_msg("pinned to CPU %d (MADV_PAGEOUT must find every page)\n", cpu);
 
-	ksft_set_plan(47);
+	ksft_set_plan(49);
 	case_acceptance(size);
 	case_fault_around();
 	case_writes();
@@ -961,6 +995,7 @@ int main(int argc, char **argv)
 	case_poison();
 	case_mglru();
 	case_populate();
+	case_mlock();
 	case_swapoff();
 	set_policy("read");
 	ksft_finished();

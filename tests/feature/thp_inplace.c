@@ -383,12 +383,13 @@ static void case_walkers(void)
 /*
  * GUP that takes no page: MADV_POPULATE_READ maps the extents in place,
  * with no copy and no DRAM, and promotes nothing; MADV_POPULATE_WRITE
- * under "read" promotes them.
+ * under "read" promotes them. mlock (mm_populate(), GUP without pages
+ * too) brings them into DRAM.
  */
 static void case_populate(void)
 {
 	size_t size = MIB(8);
-	long n = size / PT_PMD_SIZE, rd0, m0, p0, ret;
+	long n = size / PT_PMD_SIZE, rd0, m0, p0, in0, ret;
 	char *mem;
 
 	set_policy("read");
@@ -415,6 +416,18 @@ static void case_populate(void)
 			 pt_verify(mem, size, 57) == 0,
 			 "MADV_POPULATE_WRITE under read: %ld extents promoted to THPs, data intact (ret %ld)\n",
 			 pt_vmstat("pmswap_inplace_promote") - p0, ret);
+	pt_free_thp(mem, size);
+
+	/* mlock: locked memory lives in DRAM, not mapped in place */
+	mem = swapped_region(size, 58);
+	pt_touch_read(mem, size);
+	in0 = inplace_kb(mem);
+	ret = mlock(mem, size);
+	ksft_test_result(in0 == (long)(size >> 10) && ret == 0 && inplace_kb(mem) == 0 &&
+			 pt_verify(mem, size, 58) == 0,
+			 "mlock: in-place THPs brought into DRAM (%ld kB in place before, %ld after), data intact\n",
+			 in0, inplace_kb(mem));
+	munlock(mem, size);
 	pt_free_thp(mem, size);
 }
 
@@ -687,7 +700,7 @@ int main(int argc, char **argv)
 	}
 	ksft_print_msg("device %s\n", dev.dev);
 
-	ksft_set_plan(34);
+	ksft_set_plan(35);
 	case_acceptance(size);
 	case_writes();
 	case_fork();
