@@ -16,7 +16,11 @@ stage=$dest.stage
 ver=$(make -s -C "$pristine" kernelversion 2>/dev/null || echo unknown)
 
 rm -rf "$stage"
-cp -al "$pristine" "$stage"
+# "$pristine/.": a pristine tree reached through a symbolic link (a
+# worktree's build/linux pointing at another checkout's) is hard-linked
+# file by file; "cp -al LINK" would copy the link itself, and the patches
+# below would then be applied to the pristine tree through it.
+cp -al "$pristine/." "$stage"
 
 series=$repo/patches/series
 n=0
