@@ -8,7 +8,7 @@ pkgs=(
 	linux-source-6.12
 	build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils
 	rsync patch perl python3 ccache
-	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev
+	qemu-system-x86 ndctl daxctl libndctl-dev libdaxctl-dev uuid-dev libjson-c-dev
 	stress-ng busybox-static util-linux mount
 	libnuma-dev libcap-dev gnuplot-nox redis-tools
 	linux-config-6.12 systemd

@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+
+#include <json-c/json.h>
 
 #include "pmswap.h"
 
@@ -56,18 +57,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
 /* a cgroup file holding one number or "max"; -1 if absent, -2 for max */
@@ -183,48 +172,33 @@ static void empty_cgroup(const char *cg)
 	}
 }
 
-static void json_str(const char *s)
+/* a count, or null where the kernel has no such counter (-1) */
+static void json_add_count(struct json_object *o, const char *key, long long v)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	json_object_object_add(o, key, v < 0 ? NULL : json_object_new_int64(v));
 }
 
-static void json_num(const char *key, long long v, bool comma)
+/* @v with @digits decimals, as written */
+static struct json_object *json_fixed(double v, int digits)
 {
-	if (v < 0)
-		printf("\"%s\": null%s", key, comma ? ", " : "");
-	else
-		printf("\"%s\": %lld%s", key, v, comma ? ", " : "");
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.*f", digits, v);
+	return json_object_new_double_s(v, buf);
 }
 
-static void usage_run(FILE *f)
+/* a limit: bytes, "max", or null where none was given */
+static struct json_object *json_limit(unsigned long long v, bool given)
 {
-	fprintf(f,
-"usage: pmswap run --memory-max SIZE [--swap-max SIZE] [--policy never|read|always]\n"
-"                  [--interval SECS] [--json] -- CMD [ARG...]\n");
+	if (!given)
+		return NULL;
+	if (v == ~0ULL)
+		return json_object_new_string("max");
+	return json_object_new_int64(v);
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(const struct command *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "memory-max", required_argument, NULL, 'm' },
-		{ "swap-max", required_argument, NULL, 's' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned long long mem_max = 0, swap_max = 0;
 	bool have_swap_max = false, json = false;
 	const char *policy = NULL;
@@ -240,8 +214,7 @@ int cmd_run(int argc, char **argv)
 	size_t k;
 	char *end;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+m:s:p:i:jh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_limit(optarg, false, &mem_max)) {
@@ -273,21 +246,19 @@ int cmd_run(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			usage_run(stdout);
 			return EXIT_OK;
 		default:
-			usage_run(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (!mem_max) {
 		err("run needs --memory-max SIZE\n");
-		usage_run(stderr);
+		cmd_usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		err("run needs a command after --\n");
-		usage_run(stderr);
+		cmd_usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
@@ -416,59 +387,45 @@ int cmd_run(int argc, char **argv)
 	high_ev = cg_key(cg, "memory.events", "high");
 	max_ev = cg_key(cg, "memory.events", "max");
 	if (json) {
+		struct json_object *o = json_object_new_object(), *a, *m, *h;
 		int i;
 
-		printf("{\n  \"command\": [");
-		for (i = optind; i < argc; i++) {
-			if (i > optind)
-				printf(", ");
-			json_str(argv[i]);
-		}
-		printf("],\n  \"exit_status\": %d, ", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-		if (WIFSIGNALED(st))
-			printf("\"signal\": %d, ", WTERMSIG(st));
-		else
-			printf("\"signal\": null, ");
-		printf("\"seconds\": %.2f,\n  \"memory_max\": ", t0);
-		if (mem_max == ~0ULL)
-			printf("\"max\"");
-		else
-			printf("%llu", mem_max);
-		printf(", \"swap_max\": ");
-		if (!have_swap_max)
-			printf("null");
-		else if (swap_max == ~0ULL)
-			printf("\"max\"");
-		else
-			printf("%llu", swap_max);
-		printf(", \"policy\": ");
-		if (policy)
-			json_str(policy);
-		else
-			printf("null");
-		printf(",\n  \"memcg\": {");
-		json_num("peak_bytes", peak, true);
-		json_num("swap_peak_bytes", swap_peak, true);
-		json_num("oom", oom, true);
-		json_num("oom_kill", oom_kill, true);
-		json_num("high", high_ev, true);
-		json_num("max", max_ev, true);
-		printf("\n    ");
-		json_num("thp_fault_alloc", cg_key(cg, "memory.stat", "thp_fault_alloc"), true);
-		json_num("thp_swpout", cg_key(cg, "memory.stat", "thp_swpout"), true);
-		json_num("thp_swpout_fallback", cg_key(cg, "memory.stat", "thp_swpout_fallback"), true);
-		json_num("pgmajfault", cg_key(cg, "memory.stat", "pgmajfault"), false);
-		printf("},\n  \"thp_share\": {\"samples\": %d, ", samples);
-		if (samples)
-			printf("\"mean_pct\": %.1f, \"last_pct\": %.1f},\n",
-			       share_sum / samples, last_share);
-		else
-			printf("\"mean_pct\": null, \"last_pct\": null},\n");
-		printf("  \"host_during_run\": {");
+		a = json_object_new_array();
+		for (i = optind; i < argc; i++)
+			json_object_array_add(a, json_object_new_string(argv[i]));
+		json_object_object_add(o, "command", a);
+		json_object_object_add(o, "exit_status", WIFEXITED(st) ?
+				       json_object_new_int(WEXITSTATUS(st)) : NULL);
+		json_object_object_add(o, "signal", WIFSIGNALED(st) ?
+				       json_object_new_int(WTERMSIG(st)) : NULL);
+		json_object_object_add(o, "seconds", json_fixed(t0, 2));
+		json_object_object_add(o, "memory_max", json_limit(mem_max, true));
+		json_object_object_add(o, "swap_max", json_limit(swap_max, have_swap_max));
+		json_object_object_add(o, "policy", policy ? json_object_new_string(policy) : NULL);
+		m = json_object_new_object();
+		json_add_count(m, "peak_bytes", peak);
+		json_add_count(m, "swap_peak_bytes", swap_peak);
+		json_add_count(m, "oom", oom);
+		json_add_count(m, "oom_kill", oom_kill);
+		json_add_count(m, "high", high_ev);
+		json_add_count(m, "max", max_ev);
+		json_add_count(m, "thp_fault_alloc", cg_key(cg, "memory.stat", "thp_fault_alloc"));
+		json_add_count(m, "thp_swpout", cg_key(cg, "memory.stat", "thp_swpout"));
+		json_add_count(m, "thp_swpout_fallback", cg_key(cg, "memory.stat", "thp_swpout_fallback"));
+		json_add_count(m, "pgmajfault", cg_key(cg, "memory.stat", "pgmajfault"));
+		json_object_object_add(o, "memcg", m);
+		m = json_object_new_object();
+		json_object_object_add(m, "samples", json_object_new_int(samples));
+		json_object_object_add(m, "mean_pct", samples ? json_fixed(share_sum / samples, 1) : NULL);
+		json_object_object_add(m, "last_pct", samples ? json_fixed(last_share, 1) : NULL);
+		json_object_object_add(o, "thp_share", m);
+		h = json_object_new_object();
 		for (k = 0; k < pmswap_nr_vm_keys; k++)
-			json_num(pmswap_vm_keys[k], v0[k] < 0 || v1[k] < 0 ? -1 : v1[k] - v0[k],
-				 k + 1 < pmswap_nr_vm_keys);
-		printf("}\n}\n");
+			json_add_count(h, pmswap_vm_keys[k],
+				       v0[k] < 0 || v1[k] < 0 ? -1 : v1[k] - v0[k]);
+		json_object_object_add(o, "host_during_run", h);
+		json_print(o);
+		json_object_put(o);
 	} else {
 		printf("pmswap run: ");
 		if (WIFSIGNALED(st))
