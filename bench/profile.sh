@@ -16,6 +16,9 @@ for v in stock pmswap; do
 		"$repo/tests/run-guest.sh" -n -p -m 1536M -t 1800 -o "$build/bench-logs" profile > /dev/null || true
 	cp "$build/bench-logs/profile-$v.out" "$out/$v.out"
 done
+# the same copies on the host's CPU, natively: what hardware does
+gcc -O2 -Wall -o "$build/bench-logs/copybench-host" "$repo/tests/progs/copybench.c"
+"$build/bench-logs/copybench-host" -s 64 -r 5 > "$out/host-copy.out"
 {
 	echo "# Function profile of a 256 MiB THP round trip (swap on pmem)"
 	echo
@@ -38,6 +41,24 @@ done
 				printf "| %d | `%s` | %d | %.0f | %.1f %% |\n", r[i], f[i], h[i], t[i], 100 * t[i] / sum }' "$out/$v.out"
 		echo
 		echo "(share: of the self time of the 40 functions listed in the raw output)"
+	done
+	echo
+	echo "## The copy instruction alone, 4 KiB against 2 MiB pieces"
+	echo
+	echo "\`copybench -s 64 -r 5\` (tests/progs/copybench.c): \`rep movsb\` in user"
+	echo "space, 64 MiB per round in pieces of 4 KiB or 2 MiB, into THP-backed or"
+	echo "4 KiB-page-backed memory; ns per KiB, median (min-max) of 5 rounds. In"
+	echo "the guest under TCG (from \`stock.out\` and \`pmswap.out\`: the same"
+	echo "program on both kernels) and on the host CPU, natively (\`host-copy.out\`)."
+	echo
+	echo "| where | destination | 4 KiB pieces | 2 MiB pieces | 2 MiB / 4 KiB |"
+	echo "|---|---|---|---|---|"
+	for f in stock.out pmswap.out host-copy.out; do
+		awk -v w="${f%.out}" '$1 == "COPY" { m[$2 " " $3] = $5; r[$2 " " $3] = $6 "-" $7 }
+			END { for (d = 0; d < 2; d++) { k = d ? "dst-4k-pages" : "dst-thp"
+				if (m[k " 4K"] == "") continue
+				printf "| %s | %s | %s (%s) | %s (%s) | %.2f |\n", w, k, m[k " 4K"], r[k " 4K"],
+					m[k " 2M"], r[k " 2M"], m[k " 2M"] / m[k " 4K"] } }' "$out/$f"
 	done
 } > "$out/profile.md"
 echo "profile: $out/profile.md"

@@ -81,4 +81,10 @@ done
 echo "bench: all boots in $(( $(date +%s) - start ))s"
 echo "seconds $(( $(date +%s) - start ))" >> "$out/raw/MANIFEST"
 python3 "$repo/bench/collect.py" "$out"
+# The full run (every configuration and workload) also writes the profile
+# (bench/profile.sh, two more boots), so that one make bench regenerates
+# every table of bench/results.
+if [ "$quick" = 0 ] && [ -z "${BENCH_CONFIGS:-}" ] && [ -z "$only" ]; then
+	"$repo/bench/profile.sh" "$repo" "$build" "$out/profile" || rc=1
+fi
 exit $rc
