@@ -71,21 +71,21 @@ static const struct command commands[] = {
 	  "Without --namespace an unused fsdax namespace named \"pmswap\" is reused,\n"
 	  "else one is created. Refuses a namespace that is active swap or holds a\n"
 	  "filesystem unless --force; never touches a mounted one. Needs root.",
-	  setup_opts, cmd_setup },
+	  setup_opts, false, cmd_setup },
 	{ "status", "[--json | --prometheus]",
 	  "list pmem swap devices: size, use, extents, I/O path, counters",
 	  "Does not need root.",
-	  status_opts, cmd_status },
+	  status_opts, false, cmd_status },
 	{ "off", "[DEVICE | NAMESPACE] [--persist]",
 	  "swapoff DEVICE or NAMESPACE (default: every pmem swap device)",
 	  "Data in swap is brought back into memory first; nothing is lost. Needs root.",
-	  off_opts, cmd_off },
+	  off_opts, false, cmd_off },
 	{ "run", "--memory-max SIZE [OPTIONS] -- CMD [ARG...]",
 	  "run CMD in a new memory cgroup and report what swap did for it",
 	  "Shows the cgroup's memory while CMD runs; at its exit: peak, swap, OOM\n"
 	  "kills, THPs. Exits with CMD's status (128 + N if signal N killed it).\n"
 	  "Needs root.",
-	  run_opts, cmd_run },
+	  run_opts, true, cmd_run },
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -131,7 +131,8 @@ int cmd_getopt(const struct command *cmd, int argc, char **argv)
 		char *s = sopts;
 
 		/* "+": stop at the first operand (run's command) */
-		*s++ = '+';
+		if (cmd->options_first)
+			*s++ = '+';
 		for (n = 0, o = cmd->opts; o->name && n < MAX_OPTS; o++, n++) {
 			lopts[n] = (struct option){ o->name,
 				o->arg ? required_argument : no_argument, NULL, o->val };

@@ -45,6 +45,7 @@ struct command {
 	const char *summary;	/* one line */
 	const char *description;
 	const struct cmd_option *opts;	/* ends with { NULL } */
+	bool options_first;	/* options end at the first operand (run's CMD) */
 	int (*fn)(const struct command *cmd, int argc, char **argv);
 };
 

@@ -77,6 +77,8 @@ done
 has "^  --memory-max SIZE  *memory.max"; ok $? "run --help names each option's argument and says what it does"
 expect 2 "an option of another command" pmswap status --force
 has "pmswap status: unrecognized option '--force'"; ok $? "message names the command and the option"
+expect 3 "off DEVICE --persist: an option after the operand" pmswap off /dev/pmem9 --persist
+has "/dev/pmem9 is not active swap"; ok $? "message says /dev/pmem9 is not active swap"
 expect 0 "--help lists every command" pmswap --help
 has "pmswap setup " && has "pmswap status " && has "pmswap off " && has "pmswap run "; ok $? "--help: setup, status, off and run"
 
