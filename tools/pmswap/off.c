@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +25,11 @@ static void off_target(const char *which, char *want, size_t len)
 	struct ndctl_ctx *ctx;
 
 	/* libndctl only to turn a namespace name or UUID into a device */
-	if (!ndctl_new(&ctx)) {
+	int rc = ndctl_new(&ctx);
+
+	if (rc)
+		err("cannot open libndctl: %s\n", strerror(-rc));
+	if (!rc) {
 		ndns = ns_find(ctx, which);
 		if (ndns && ns_blockdev(ndns)) {
 			snprintf(want, len, "/dev/%s", ns_blockdev(ndns));

@@ -133,7 +133,11 @@ int cmd_getopt(const struct command *cmd, int argc, char **argv)
 		/* "+": stop at the first operand (run's command) */
 		if (cmd->options_first)
 			*s++ = '+';
-		for (n = 0, o = cmd->opts; o->name && n < MAX_OPTS; o++, n++) {
+		for (n = 0, o = cmd->opts; o->name; o++, n++) {
+			if (n == MAX_OPTS) {
+				err("%s has more than %d options\n", cmd->name, MAX_OPTS);
+				exit(EXIT_FAIL);
+			}
 			lopts[n] = (struct option){ o->name,
 				o->arg ? required_argument : no_argument, NULL, o->val };
 			*s++ = o->val;

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,7 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 	struct ndctl_ctx *ctx;
 	char *end;
 	int c, rc;
+	long v;
 
 	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
@@ -347,13 +349,14 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 			break;
 		case 'p':
 			errno = 0;
-			a.prio = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || a.prio < 0 ||
-			    a.prio > SWAP_FLAG_PRIO_MASK) {
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 ||
+			    v > SWAP_FLAG_PRIO_MASK) {
 				err("bad priority '%s' (0 to %d)\n", optarg,
 				    SWAP_FLAG_PRIO_MASK);
 				return EXIT_USAGE;
 			}
+			a.prio = v;
 			break;
 		case 'o':
 			if (!policy_ok(optarg))
@@ -363,12 +366,12 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 		case 'f': a.force = true; break;
 		case 'w':
 			errno = 0;
-			a.wait = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || a.wait < 0 ||
-			    a.wait > 3600) {
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > 3600) {
 				err("bad --wait '%s' (0 to 3600 seconds)\n", optarg);
 				return EXIT_USAGE;
 			}
+			a.wait = v;
 			break;
 		case 'k': a.persist = true; break;
 		case 'h': return EXIT_OK;

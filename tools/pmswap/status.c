@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +24,39 @@
 
 #include "pmswap.h"
 
-/* stats/: every file, as a number under its name; NULL if no directory */
+static int not_dot(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/*
+ * stats/: every file, as a number under its name, in name order; NULL if
+ * there is no such directory. A file that does not hold a number (none
+ * does today) is left out.
+ */
 static struct json_object *stats_json(const char *blk)
 {
 	struct json_object *o;
-	struct dirent *e;
-	char path[320];
-	DIR *d;
+	struct dirent **e;
+	char path[512];
+	int i, n;
 
 	snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats", blk);
-	d = opendir(path);
-	if (!d)
+	n = scandir(path, &e, not_dot, alphasort);
+	if (n < 0)
 		return NULL;
 	o = json_object_new_object();
-	while ((e = readdir(d))) {
+	for (i = 0; i < n; i++) {
 		long long v;
 
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats/%.64s", blk,
-			 e->d_name);
+		snprintf(path, sizeof(path), SYS_PMEM "/%.64s/stats/%s", blk,
+			 e[i]->d_name);
 		v = read_num(path);
 		if (v >= 0)
-			json_object_object_add(o, e->d_name, json_object_new_int64(v));
+			json_object_object_add(o, e[i]->d_name, json_object_new_int64(v));
+		free(e[i]);
 	}
-	closedir(d);
+	free(e);
 	return o;
 }
 
@@ -57,6 +66,7 @@ static struct json_object *device_json(struct ndctl_ctx *ctx,
 	struct json_object *o = json_object_new_object(), *st;
 	struct ndctl_namespace *ndns = ctx ? ns_find_blockdev(ctx, blk) : NULL;
 	char path[320], buf[64], uu[37];
+	bool pmem;
 
 	json_object_object_add(o, "swap", json_object_new_string(sw->dev));
 	json_object_object_add(o, "blockdev", json_object_new_string(blk));
@@ -71,16 +81,19 @@ static struct json_object *device_json(struct ndctl_ctx *ctx,
 	json_object_object_add(o, "size", json_object_new_int64(sw->size_kb << 10));
 	json_object_object_add(o, "used", json_object_new_int64(sw->used_kb << 10));
 	json_object_object_add(o, "priority", json_object_new_int(sw->prio));
+	/* a pmem swap device is one the kernel lists with its I/O path */
 	snprintf(path, sizeof(path), SYS_PMEM "/%.64s/io", blk);
-	st = read_file(path, buf, sizeof(buf)) ? NULL : stats_json(blk);
-	json_object_object_add(o, "pmem_swap", json_object_new_boolean(st != NULL));
-	json_object_object_add(o, "io", json_object_new_string(st ? buf : "block"));
-	if (!st)
+	pmem = !read_file(path, buf, sizeof(buf));
+	json_object_object_add(o, "pmem_swap", json_object_new_boolean(pmem));
+	json_object_object_add(o, "io", json_object_new_string(pmem ? buf : "block"));
+	if (!pmem)
 		return o;
 	snprintf(path, sizeof(path), SYS_PMEM "/%.64s/inplace", blk);
 	read_policy(path, buf, sizeof(buf));
 	json_object_object_add(o, "inplace", buf[0] ? json_object_new_string(buf) : NULL);
-	json_object_object_add(o, "stats", st);
+	st = stats_json(blk);
+	if (st)
+		json_object_object_add(o, "stats", st);
 	return o;
 }
 
@@ -132,13 +145,14 @@ static void print_text(struct json_object *status)
 		struct json_object *d = json_object_array_get_idx(devs, i);
 		struct json_object *st = member(d, "stats");
 		const char *pol = str_of(d, "inplace");
+		struct json_object *pm = member(d, "pmem_swap");
 
 		printf("%s  %s on %s, mode %s\n", str_of(d, "swap"), str_of(d, "dev"),
 		       str_of(d, "region"), str_of(d, "mode"));
 		printf("  size %lld MiB, used %lld MiB, priority %lld\n",
 		       json_num(d, "size") >> 20, json_num(d, "used") >> 20,
 		       json_num(d, "priority"));
-		if (!st) {
+		if (!pm || !json_object_get_boolean(pm)) {
 			printf("  I/O through the block layer (not a pmem swap device)\n");
 			continue;
 		}
@@ -201,8 +215,6 @@ static void prom_head(const char *name, const char *type, const char *help)
 
 static void prom_sample(const char *name, struct json_object *d, long long v)
 {
-	if (v < 0)	/* not reported by this kernel */
-		return;
 	printf("pmswap_%s{device=\"", name);
 	prom_label(str_of(d, "swap"));
 	printf("\"} %lld\n", v);
@@ -250,9 +262,14 @@ static void prom_metrics(const struct prom_metric *m, size_t nr,
 		prom_head(m->name, m->type, m->help);
 		for (i = 0; i < n; i++) {
 			struct json_object *d = json_object_array_get_idx(devs, i);
-			long long v = json_num(m->stat ? member(d, "stats") : d, m->key);
+			struct json_object *src = m->stat ? member(d, "stats") : d, *v;
 
-			prom_sample(m->name, d, v < 0 ? -1 : v * m->mul);
+			/* not reported by this kernel, or map in place is off */
+			if (!src || !json_object_object_get_ex(src, m->key, &v) || !v)
+				continue;
+			if (!strncmp(m->key, "inplace_", 8) && !str_of(d, "inplace"))
+				continue;
+			prom_sample(m->name, d, json_object_get_int64(v) * m->mul);
 		}
 	}
 }

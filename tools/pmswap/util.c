@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,20 +117,24 @@ long kv_get(const char *path, const char *key)
 
 int parse_size(const char *s, unsigned long long *out)
 {
-	char *end;
 	unsigned long long v;
+	int shift = 0;
+	char *end;
 
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *s == '-')
 		return -1;
 	switch (toupper((unsigned char)*end)) {
-	case 'G': v <<= 30; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'K': v <<= 10; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'K': shift = 10; end++; break;
 	case 0: break;
 	default: return -1;
 	}
+	if (v > ULLONG_MAX >> shift)
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end++;
 	if (*end == 'B')
