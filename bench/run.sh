@@ -12,7 +12,9 @@
 # configuration always boots first. Same RAM, NVDIMM and NUMA layout for
 # all; guest RAM and NVDIMM preallocated on the host (run-guest.sh -p).
 # The raw logs go to OUTDIR/raw (CONFIG.rROUND.out and .console), the
-# tables and plots to OUTDIR (bench/collect.py).
+# tables and plots to OUTDIR (bench/collect.py), the OOM reports of the
+# kernel logs to OUTDIR/oom-reports (bench/oom-reports.py), and a full
+# run's profile to OUTDIR/profile (bench/profile.sh).
 set -euo pipefail
 repo=$1 build=$2 quick=$3 runs=$4 out=$5
 stock=$build/obj-stock-bench/arch/x86/boot/bzImage
@@ -81,6 +83,10 @@ done
 echo "bench: all boots in $(( $(date +%s) - start ))s"
 echo "seconds $(( $(date +%s) - start ))" >> "$out/raw/MANIFEST"
 python3 "$repo/bench/collect.py" "$out"
+# every OOM report of the run's kernel logs: which allocation, which path
+mkdir -p "$out/oom-reports"
+python3 "$repo/bench/oom-reports.py" "$out/raw" > "$out/oom-reports/table.txt" || rc=1
+python3 "$repo/bench/oom-reports.py" --reclaim "$out/raw" > "$out/oom-reports/reclaim.txt" || rc=1
 # The full run (every configuration and workload) also writes the profile
 # (bench/profile.sh, two more boots), so that one make bench regenerates
 # every table of bench/results.
