@@ -18,7 +18,8 @@ for v in stock pmswap; do
 done
 # the same copies on the host's CPU, natively: what hardware does
 gcc -O2 -Wall -o "$build/bench-logs/copybench-host" "$repo/tests/progs/copybench.c"
-"$build/bench-logs/copybench-host" -s 64 -r 5 > "$out/host-copy.out"
+{ "$build/bench-logs/copybench-host" -s 64 -r 5 &&
+	"$build/bench-logs/copybench-host" -s 256 -r 3; } > "$out/host-copy.out"
 {
 	echo "# Function profile of a 256 MiB THP round trip (swap on pmem)"
 	echo
@@ -45,19 +46,21 @@ gcc -O2 -Wall -o "$build/bench-logs/copybench-host" "$repo/tests/progs/copybench
 	echo
 	echo "## The copy instruction alone, 4 KiB against 2 MiB pieces"
 	echo
-	echo "\`copybench -s 64 -r 5\` (tests/progs/copybench.c): \`rep movsb\` in user"
-	echo "space, 64 MiB per round in pieces of 4 KiB or 2 MiB, into THP-backed or"
-	echo "4 KiB-page-backed memory; ns per KiB, median (min-max) of 5 rounds. In"
+	echo "\`copybench -s 64 -r 5\` and \`-s 256 -r 3\` (tests/progs/copybench.c): \`rep"
+	echo "movsb\` in user space, 64 or 256 MiB per round in pieces of 4 KiB or"
+	echo "2 MiB, into THP-backed or 4 KiB-page-backed memory; ns per KiB, median"
+	echo "(min-max) of the rounds. In"
 	echo "the guest under TCG (from \`stock.out\` and \`pmswap.out\`: the same"
 	echo "program on both kernels) and on the host CPU, natively (\`host-copy.out\`)."
 	echo
-	echo "| where | destination | 4 KiB pieces | 2 MiB pieces | 2 MiB / 4 KiB |"
-	echo "|---|---|---|---|---|"
+	echo "| where | MiB | destination | 4 KiB pieces | 2 MiB pieces | 2 MiB / 4 KiB |"
+	echo "|---|---|---|---|---|---|"
 	for f in stock.out pmswap.out host-copy.out; do
-		awk -v w="${f%.out}" '$1 == "COPY" { m[$2 " " $3] = $5; r[$2 " " $3] = $6 "-" $7 }
-			END { for (d = 0; d < 2; d++) { k = d ? "dst-4k-pages" : "dst-thp"
-				if (m[k " 4K"] == "") continue
-				printf "| %s | %s | %s (%s) | %s (%s) | %.2f |\n", w, k, m[k " 4K"], r[k " 4K"],
+		awk -v w="${f%.out}" '$1 == "COPY" { k = $4 " " $2; m[k " " $3] = $6; r[k " " $3] = $7 "-" $8
+				if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+			END { for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
+				if (m[k " 4K"] == "" || m[k " 2M"] == "") continue
+				printf "| %s | %s | %s | %s (%s) | %s (%s) | %.2f |\n", w, a[1], a[2], m[k " 4K"], r[k " 4K"],
 					m[k " 2M"], r[k " 2M"], m[k " 2M"] / m[k " 4K"] } }' "$out/$f"
 	done
 } > "$out/profile.md"

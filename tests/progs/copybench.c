@@ -12,8 +12,8 @@
  *
  *   copybench [-s MIB] [-r ROUNDS]
  *
- * Prints, per case, "COPY <dst> <piece> ns_per_kib <median> <min> <max>"
- * over ROUNDS rounds of copying MIB MiB.
+ * Prints, per case, "COPY <dst> <piece> <MIB> ns_per_kib <median> <min>
+ * <max>" over ROUNDS rounds of copying MIB MiB.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -104,8 +104,8 @@ int main(int argc, char **argv)
 				t[r] = (now_ns() - t0) / (len >> 10);
 			}
 			qsort(t, rounds, sizeof(t[0]), cmp);
-			printf("COPY %s %s ns_per_kib %.1f %.1f %.1f\n",
-			       d ? "dst-4k-pages" : "dst-thp", k ? "2M" : "4K",
+			printf("COPY %s %s %zu ns_per_kib %.1f %.1f %.1f\n",
+			       d ? "dst-4k-pages" : "dst-thp", k ? "2M" : "4K", mib,
 			       t[rounds / 2], t[0], t[rounds - 1]);
 		}
 	return 0;
