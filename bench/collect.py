@@ -49,6 +49,7 @@ WORKLOADS = {
            ('d_pmswap_inplace_promote', 'promotions', False),
            ('thp_after_kb', 'THP after (kB)', False),
            ('swapped_kb', 'swapped (kB)', False),
+           ('xa_nodes_after_swapout', 'swap cache XArray nodes after swap-out', False),
            ('verify_bad_pages', 'bad pages', False)],
     'press': [('ms', 'time to finish ms', True),
               ('mibps', 'MiB/s touched', False),
