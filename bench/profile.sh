@@ -44,24 +44,28 @@ gcc -O2 -Wall -o "$build/bench-logs/copybench-host" "$repo/tests/progs/copybench
 		echo "(share: of the self time of the 40 functions listed in the raw output)"
 	done
 	echo
-	echo "## The copy instruction alone, 4 KiB against 2 MiB pieces"
+	echo "## The copy instruction alone"
 	echo
 	echo "\`copybench -s 64 -r 5\` and \`-s 256 -r 3\` (tests/progs/copybench.c): \`rep"
-	echo "movsb\` in user space, 64 or 256 MiB per round in pieces of 4 KiB or"
-	echo "2 MiB, into THP-backed or 4 KiB-page-backed memory; ns per KiB, median"
-	echo "(min-max) of the rounds. In"
-	echo "the guest under TCG (from \`stock.out\` and \`pmswap.out\`: the same"
-	echo "program on both kernels) and on the host CPU, natively (\`host-copy.out\`)."
+	echo "movsb\` in user space into THP-backed memory, 64 or 256 MiB per round:"
+	echo "4 KiB pieces each to a page in random order (as stock's swap-in copies),"
+	echo "2 MiB pieces between 2 MiB-aligned source and destination (as pmswap's"
+	echo "whole-THP swap-in copies), and 2 MiB pieces with the destination 68 KiB"
+	echo "past alignment. ns per KiB, median (min-max) of the rounds. In the guest"
+	echo "under TCG (\`stock.out\`, \`pmswap.out\`: the same program, a boot each)"
+	echo "and on the host CPU, natively (\`host-copy.out\`)."
 	echo
-	echo "| where | MiB | destination | 4 KiB pieces | 2 MiB pieces | 2 MiB / 4 KiB |"
+	echo "| where | MiB | 4 KiB scattered | 2 MiB aligned | 2 MiB offset | aligned / offset |"
 	echo "|---|---|---|---|---|---|"
 	for f in stock.out pmswap.out host-copy.out; do
-		awk -v w="${f%.out}" '$1 == "COPY" { k = $4 " " $2; m[k " " $3] = $6; r[k " " $3] = $7 "-" $8
-				if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
-			END { for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
-				if (m[k " 4K"] == "" || m[k " 2M"] == "") continue
-				printf "| %s | %s | %s | %s (%s) | %s (%s) | %.2f |\n", w, a[1], a[2], m[k " 4K"], r[k " 4K"],
-					m[k " 2M"], r[k " 2M"], m[k " 2M"] / m[k " 4K"] } }' "$out/$f"
+		awk -v w="${f%.out}" '$1 == "COPY" { m[$3 " " $2] = $5; r[$3 " " $2] = $6 "-" $7
+				if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
+			END { for (i = 1; i <= n; i++) { s = order[i]
+				a = m[s " 2M-aligned"]; o = m[s " 2M-offset"]
+				if (a == "" || o == "") continue
+				printf "| %s | %s | %s (%s) | %s (%s) | %s (%s) | %.2f |\n", w, s,
+					m[s " 4K-scattered"], r[s " 4K-scattered"], a, r[s " 2M-aligned"],
+					o, r[s " 2M-offset"], a / o } }' "$out/$f"
 	done
 } > "$out/profile.md"
 echo "profile: $out/profile.md"

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * copybench: the cost per byte of copying memory in 4 KiB and in 2 MiB
- * pieces, with "rep movsb" (what the kernel's copy_mc_to_kernel() and
- * memcpy use on CPUs with ERMS), into destinations backed by THPs or by
- * 4 KiB pages. Not a test: it explains a benchmark figure (issue 16).
+ * copybench: the cost per byte of "rep movsb" (what the kernel's
+ * copy_mc_to_kernel() and memcpy use on CPUs with ERMS) in user space,
+ * copying the way the two swap-in paths do. Not a test: it explains a
+ * benchmark figure (issue 16).
  *
- * Whole-THP swap-in copies 2 MiB per fault; stock copies 4 KiB per
- * fault. If the per-byte cost of the same instruction differs between
- * the two piece sizes in user space too, with no kernel involved, the
- * difference belongs to the CPU (or to its emulation), not to pmswap.
+ * Stock swap-in copies 4 KiB per fault, from a slot to a fresh page
+ * anywhere in memory. pmswap's whole-THP swap-in copies 2 MiB from a
+ * 2 MiB-aligned extent to a 2 MiB-aligned THP: source and destination
+ * are a multiple of 2 MiB apart. A CPU does not care; an emulator with a
+ * direct-mapped software TLB that spans 2 MiB or less does, because then
+ * every source page and its destination page share a TLB slot. The
+ * cases, each into THP-backed memory:
+ *
+ *   4K-scattered  4 KiB pieces, each to a page in a random order
+ *   2M-aligned    2 MiB pieces, source and destination 2 MiB aligned
+ *   2M-offset     the same, the destination 68 KiB past alignment
  *
  *   copybench [-s MIB] [-r ROUNDS]
  *
- * Prints, per case, "COPY <dst> <piece> <MIB> ns_per_kib <median> <min>
- * <max>" over ROUNDS rounds of copying MIB MiB.
+ * Prints, per case, "COPY <case> <MIB> ns_per_kib <median> <min> <max>"
+ * over ROUNDS rounds of copying MIB MiB.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -26,6 +33,7 @@
 
 #define SZ_4K	4096UL
 #define SZ_2M	(2UL << 20)
+#define SHIFT	(17 * SZ_4K)
 
 static double now_ns(void)
 {
@@ -40,10 +48,10 @@ static void copy_rep(void *dst, const void *src, size_t n)
 	asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
 }
 
-/* @len bytes, 2 MiB aligned, THP-backed or not, every page touched */
-static char *region(size_t len, bool thp)
+/* @len bytes (and 2 MiB more), 2 MiB aligned, THP-backed, all touched */
+static char *region(size_t len)
 {
-	char *p = mmap(NULL, len + SZ_2M, PROT_READ | PROT_WRITE,
+	char *p = mmap(NULL, len + 2 * SZ_2M, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
@@ -51,11 +59,11 @@ static char *region(size_t len, bool thp)
 		exit(1);
 	}
 	p = (char *)(((unsigned long)p + SZ_2M - 1) & ~(SZ_2M - 1));
-	if (madvise(p, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
+	if (madvise(p, len + SZ_2M, MADV_HUGEPAGE)) {
 		perror("madvise");
 		exit(1);
 	}
-	memset(p, 0x5a, len);
+	memset(p, 0x5a, len + SZ_2M);
 	return p;
 }
 
@@ -68,10 +76,10 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	size_t mib = 64, len, off, piece;
-	int rounds = 5, c, r, d, k;
-	static const size_t pieces[] = { SZ_4K, SZ_2M };
-	char *src, *dst[2];
+	static const char *const cases[] = { "4K-scattered", "2M-aligned", "2M-offset" };
+	size_t mib = 64, len, off, i, npages, *perm;
+	int rounds = 5, c, r, k;
+	char *src, *dst;
 	double t[64];
 
 	while ((c = getopt(argc, argv, "s:r:")) != -1) {
@@ -88,25 +96,43 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	len = mib << 20;
-	src = region(len, true);
-	dst[0] = region(len, true);
-	dst[1] = region(len, false);
-	printf("# copybench: %zu MiB per round, %d rounds, rep movsb\n", mib, rounds);
-	for (d = 0; d < 2; d++)
-		for (k = 0; k < 2; k++) {
-			piece = pieces[k];
-			for (r = 0; r < rounds; r++) {
-				double t0 = now_ns();
+	src = region(len);
+	dst = region(len);
+	npages = len / SZ_4K;
+	perm = malloc(npages * sizeof(*perm));
+	if (!perm) {
+		perror("malloc");
+		return 1;
+	}
+	/* a fixed shuffle: the same for every round and every run */
+	srand(1);
+	for (i = 0; i < npages; i++)
+		perm[i] = i;
+	for (i = npages - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1), x = perm[i];
 
-				/* each piece to a fresh place, as faults do */
-				for (off = 0; off < len; off += piece)
-					copy_rep(dst[d] + off, src + off, piece);
-				t[r] = (now_ns() - t0) / (len >> 10);
-			}
-			qsort(t, rounds, sizeof(t[0]), cmp);
-			printf("COPY %s %s %zu ns_per_kib %.1f %.1f %.1f\n",
-			       d ? "dst-4k-pages" : "dst-thp", k ? "2M" : "4K", mib,
-			       t[rounds / 2], t[0], t[rounds - 1]);
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	printf("# copybench: %zu MiB per round, %d rounds, rep movsb, into THPs\n",
+	       mib, rounds);
+	for (k = 0; k < 3; k++) {
+		for (r = 0; r < rounds; r++) {
+			double t0 = now_ns();
+
+			if (k == 0)
+				for (i = 0; i < npages; i++)
+					copy_rep(dst + perm[i] * SZ_4K, src + i * SZ_4K, SZ_4K);
+			else
+				for (off = 0; off < len; off += SZ_2M)
+					copy_rep(dst + off + (k == 2 ? SHIFT : 0),
+						 src + off, SZ_2M);
+			t[r] = (now_ns() - t0) / (len >> 10);
 		}
+		qsort(t, rounds, sizeof(t[0]), cmp);
+		printf("COPY %s %zu ns_per_kib %.1f %.1f %.1f\n", cases[k], mib,
+		       t[rounds / 2], t[0], t[rounds - 1]);
+	}
+	free(perm);
 	return 0;
 }

@@ -39,11 +39,12 @@ cat $T/trace_stat/function* | awk '
 	END { for (f in t) printf "%s %d %.1f\n", f, hits[f], t[f] }' |
 	sort -k3 -rn | head -40 | awk '{ printf "PROFILE %d %s %s %s\n", NR, $2, $3, $1 }'
 echo "ok 1 profile of a ${mib} MiB round trip"
-# The same copy instruction in user space, in 4 KiB and 2 MiB pieces
-# (tests/progs/copybench.c): the per-byte cost under this CPU, no kernel.
+# The same copy instruction in user space, 4 KiB pieces scattered and
+# 2 MiB pieces aligned or not (tests/progs/copybench.c): the per-byte
+# cost under this CPU, no kernel.
 # 64 and 256 MiB: does the per-byte cost grow with the memory touched?
 { copybench -s 64 -r 5 && copybench -s 256 -r 3; } > /tmp/copy.out
 rc=$?
 cat /tmp/copy.out
-[ $rc = 0 ] && [ "$(grep -c '^COPY ' /tmp/copy.out)" = 8 ]
+[ $rc = 0 ] && [ "$(grep -c '^COPY ' /tmp/copy.out)" = 6 ]
 echo "$([ $? = 0 ] || echo 'not ')ok 2 copybench in user space"
