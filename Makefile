@@ -230,10 +230,12 @@ test: deps
 # and pmswap (copy, huge entries off, bio, the in-place policies). One
 # boot per configuration and round, RUNS rounds, alternating (bench/run.sh).
 # QUICK=1: four configurations, smaller workloads, 2 rounds; results go to
-# bench/results (QUICK=1: bench/results/quick).
+# bench/results (QUICK=1, CONFIGS or ONLY: build/bench-results).
 QUICK ?= 0
 RUNS ?= $(if $(filter 1,$(QUICK)),2,5)
-BENCH_OUT ?= $(REPO)/bench/results$(if $(filter 1,$(QUICK)),/quick)
+# bench/results holds the full run only: a quick run or a subset writes
+# to build/ unless BENCH_OUT says otherwise
+BENCH_OUT ?= $(if $(filter 1,$(QUICK))$(CONFIGS)$(ONLY),$(BUILD)/bench-results,$(REPO)/bench/results)
 # CONFIGS="a b ...": only these configurations (default: all of bench/run.sh)
 CONFIGS ?=
 # ONLY="press-global press-redis": only these workloads (default: all)
