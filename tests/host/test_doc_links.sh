@@ -5,7 +5,8 @@
 # it: each path under bench/results/ or tests/results/ that README.md,
 # Documentation/ or a reading in bench/results/ names must exist, so that
 # a result set that is removed or moved takes the figures citing it with
-# it. TAP on stdout.
+# it. A path written COMMIT:PATH names a file in git history, as "git
+# show" reads it, and is not checked. TAP on stdout.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo" || exit 1
@@ -23,7 +24,8 @@ for f in "${files[@]}"; do
 		# a glob or a placeholder names a pattern, not a file
 		case $p in *'*'*|*'<'*|*'CONFIG'*|*'ROUND'*|*'X/'*) continue ;; esac
 		[ -e "$p" ] || missing+=("$p")
-	done < <(grep -o '\(bench\|tests\)/results/[A-Za-z0-9_./+-]*' "$f" | sort -u)
+	done < <(grep -o '[A-Za-z0-9_:./-]*\(bench\|tests\)/results/[A-Za-z0-9_./+-]*' "$f" |
+		 grep -v ':' | sed 's,^.*\(\(bench\|tests\)/results/\),\1,' | sort -u)
 	n=$((n + 1))
 	if [ ${#missing[@]} = 0 ]; then
 		echo "ok $n $f: every bench/results and tests/results path it names exists"
