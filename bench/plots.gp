@@ -14,6 +14,14 @@ set key top left
 set xtics rotate by -20
 if (!exists('name')) name = which
 if (!exists('wl')) wl = 'press-rand'
+# columns of a curve file (second, then one per configuration): 'for
+# [i=2:*]' would stop at the first configuration without a sample
+if (!exists('ncol')) ncol = 2
+# one colour and point type per configuration, fixed by its column: a
+# curve without a sample must not shift the others' colours, and the
+# ninth configuration must not reuse the first one's colour
+set linetype 9 lc rgb 'dark-orange'
+set linetype 10 lc rgb 'dark-grey'
 set output dir.'/'.name.'.png'
 
 if (which eq 'rt256') {
@@ -48,7 +56,7 @@ if (which eq 'share') {
 	set xlabel 'second'
 	set xtics norotate
 	set yrange [0:100]
-	plot for [i=2:*] dir.'/data/'.name.'.dat' using 1:i title columnhead(i)
+	plot for [i=2:ncol] dir.'/data/'.name.'.dat' using 1:i title columnhead(i) lt (i - 1) pt (i - 1)
 }
 if (which eq 'dram') {
 	set style data linespoints
@@ -56,7 +64,7 @@ if (which eq 'dram') {
 	set ylabel 'memory.current, kB'
 	set xlabel 'second'
 	set xtics norotate
-	plot for [i=2:*] dir.'/data/'.name.'.dat' using 1:i title columnhead(i)
+	plot for [i=2:ncol] dir.'/data/'.name.'.dat' using 1:i title columnhead(i) lt (i - 1) pt (i - 1)
 }
 if (which eq 'skew') {
 	set style data linespoints
@@ -65,5 +73,5 @@ if (which eq 'skew') {
 	set xlabel 'second'
 	set xtics norotate
 	set logscale y
-	plot for [i=2:*] dir.'/data/skew.dat' using 1:i title columnhead(i)
+	plot for [i=2:ncol] dir.'/data/skew.dat' using 1:i title columnhead(i) lt (i - 1) pt (i - 1)
 }
