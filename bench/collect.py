@@ -47,6 +47,8 @@ WORKLOADS = {
            ('dax_pages_read', 'DAX pages read', False),
            ('d_pmswap_inplace_map', 'mapped in place', False),
            ('d_pmswap_inplace_promote', 'promotions', False),
+           ('d_pmswap_inplace_pte_map', '4 KiB pages mapped in place', False),
+           ('d_pmswap_inplace_pte_promote', '4 KiB pages promoted', False),
            ('thp_after_kb', 'THP after (kB)', False),
            ('swapped_kb', 'swapped (kB)', False),
            ('xa_nodes_after_swapout', 'swap cache XArray nodes after swap-out', False),
@@ -76,6 +78,11 @@ WORKLOADS = {
               ('d_pswpin', 'pswpin', False),
               ('d_pswpout', 'pswpout', False),
               ('d_pmswap_inplace_map', 'mapped in place', False),
+              # the 4 KiB level: a split entry's pages that a fault (or
+              # its fault-around) mapped on the pmem, and those a write
+              # or the scanner copied back to DRAM one page at a time
+              ('d_pmswap_inplace_pte_map', '4 KiB pages mapped in place', False),
+              ('d_pmswap_inplace_pte_promote', '4 KiB pages promoted', False),
               ('d_pgdemote_direct', 'demoted (direct)', False),
               ('d_pgdemote_kswapd', 'demoted (kswapd)', False),
               ('memcg_oom_kill', 'OOM kills', False),
@@ -90,6 +97,8 @@ WORKLOADS = {
              ('d_numa_hint_faults', 'hint faults', False),
              ('d_pmswap_inplace_map', 'mapped in place', False),
              ('d_pmswap_inplace_promote', 'promotions', False),
+             ('d_pmswap_inplace_pte_map', '4 KiB pages mapped in place', False),
+             ('d_pmswap_inplace_pte_promote', '4 KiB pages promoted', False),
              ('memcg_oom_kill', 'OOM kills', False),
              ('bad_pages', 'bad pages', False)],
 }
