@@ -15,8 +15,8 @@
  * under each policy, fork, munmap and exit (slots freed), mprotect,
  * mremap, MADV_DONTNEED / FREE / PAGEOUT, GUP and a FOLL_LONGTERM pin,
  * memcg accounting, promotion of a hot page while a cold one stays,
- * memory failure on an in-place page, MADV_POPULATE_READ/WRITE (GUP
- * that takes no page), mlock and swapoff. The per-slot state
+ * MADV_POPULATE_READ/WRITE (GUP that takes no page) and mlock. Memory
+ * failure and swapoff are in inplace_destructive. The per-slot state
  * (stats/inplace_slot_records, inplace_metadata_bytes): one record per 2 MiB
  * extent with slots in place, none left once they are unmapped or
  * promoted; the bytes per TiB of device it gives are printed.
@@ -31,7 +31,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/swap.h>
 #include <sys/wait.h>
 
 #include "kselftest.h"
@@ -58,47 +56,26 @@ static void set_policy(const char *p)
 		ksft_exit_fail_msg("cannot set policy %s\n", p);
 }
 
-/*
- * Small pages only: a VMA that never gets THPs, followed by a PROT_NONE
- * guard page so that it never merges with the next region (smaps counts
- * whole VMAs).
- */
+/* 4 KiB pages only (pt_alloc_small()), or the test ends */
 static char *alloc_small(size_t size)
 {
-	char *mem = mmap(NULL, size + PT_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *mem = pt_alloc_small(size);
 
-	if (mem == MAP_FAILED)
+	if (!mem)
 		ksft_exit_fail_perror("mmap");
-	if (mprotect(mem + size, PT_PAGE_SIZE, PROT_NONE))
-		ksft_exit_fail_perror("mprotect guard");
-	if (madvise(mem, size, MADV_NOHUGEPAGE))
-		ksft_exit_fail_perror("MADV_NOHUGEPAGE");
 	return mem;
-}
-
-static void free_small(void *mem, size_t size)
-{
-	munmap(mem, size + PT_PAGE_SIZE);
 }
 
 /* A region of 4 KiB pages filled with @seed's pattern and swapped out. */
 static char *swapped_small(size_t size, uint64_t seed)
 {
 	char *mem = alloc_small(size);
-	int i;
+	long kb = pt_swap_out_filled(mem, size, seed);
 
-	pt_fill(mem, size, seed);
-	/*
-	 * MADV_PAGEOUT skips pages it cannot isolate yet (still in a per-CPU
-	 * LRU batch, seen on the debug kernel): ask again for those.
-	 */
-	for (i = 0; i < 5 && pt_smaps_kb(mem, "Swap") != (long)(size >> 10); i++)
-		if (pt_pageout(mem, size))
-			ksft_exit_fail_perror("MADV_PAGEOUT");
-	if (pt_smaps_kb(mem, "Swap") != (long)(size >> 10))
-		ksft_print_msg("only %ld of %zu kB swapped out\n",
-			       pt_smaps_kb(mem, "Swap"), size >> 10);
+	if (kb < 0)
+		ksft_exit_fail_perror("MADV_PAGEOUT");
+	if (kb != (long)(size >> 10))
+		ksft_print_msg("only %ld of %zu kB swapped out\n", kb, size >> 10);
 	return mem;
 }
 
@@ -171,7 +148,7 @@ static void case_metadata(void)
 			 rec1 - rec0 == next && per > 0 && per <= 1024,
 			 "metadata: one slot record per extent in place (%ld new, %d extents), %ld bytes each\n",
 			 rec1 - rec0, next, per);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0 &&
 			 pt_stat_key(dev.stats, "inplace_metadata_bytes") == bytes0,
 			 "metadata: the records go with the mappings (munmap: %ld records, %ld bytes; before %ld, %ld)\n",
@@ -239,7 +216,7 @@ static void case_acceptance(size_t size)
 			 rd1 - rd0);
 	ksft_print_msg("read-back %zu MiB of 4 KiB pages: in place %.3f s, copy %.3f s, ratio never/read %.1f\n",
 		       size >> 20, t_read, t_never, t_read > 0 ? t_never / t_read : 0);
-	free_small(mem2, size);
+	pt_free_small(mem2, size);
 	set_policy("read");
 
 	/* MADV_PAGEOUT of in-place pages: swap entries again, no I/O */
@@ -258,7 +235,7 @@ static void case_acceptance(size_t size)
 	ksft_test_result(pt_verify(mem, size, 11) == 0 &&
 			 inplace_kb(mem) == (long)(size >> 10),
 			 "read: mapped in place again after pageout, data intact\n");
-	free_small(mem, size);
+	pt_free_small(mem, size);
 }
 
 /*
@@ -298,7 +275,7 @@ static void case_fault_around(void)
 			 pt_verify(mem, size, 15) == 0,
 			 "fault-around 64 kB: %ld faults for %ld pages, %ld mapped around a fault, data intact\n",
 			 faults, nr, around);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/* off: one fault per page */
 	pt_write_str(KNOBS "fault_around_kb", "0");
@@ -310,7 +287,7 @@ static void case_fault_around(void)
 			 pt_verify(mem, size, 16) == 0,
 			 "fault-around 0: %ld faults for %ld pages, data intact\n",
 			 faults, nr);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	pt_write_str(KNOBS "fault_around_kb", "64");
 
 	/*
@@ -360,7 +337,7 @@ static void case_fault_around(void)
 			 pt_smaps_kb(mem, "Anonymous") == 256 && zero_bad == 0,
 			 "fault-around skips zero-filled slots: %ld kB in place, %ld kB in DRAM, %ld bad pages\n",
 			 inplace_kb(mem), pt_smaps_kb(mem, "Anonymous"), zero_bad);
-	free_small(mem, MIB(1));
+	pt_free_small(mem, MIB(1));
 }
 
 /* 2. Writes under each policy land where the policy says, data correct. */
@@ -383,7 +360,7 @@ static void case_writes(void)
 			 pt_verify(mem, size, 22) == 0,
 			 "read: writes promote every page to DRAM (promote +%ld), new data intact\n",
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/*
 	 * always: write faults map writable in place, and fault-around maps
@@ -408,14 +385,14 @@ static void case_writes(void)
 	ksft_test_result(inplace_kb(mem) == 0 && pt_verify(mem, size, 24) == 0 &&
 			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10),
 			 "always: data written in place reads back correctly through DRAM\n");
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/* never: nothing mapped in place */
 	mem = swapped_small(size, 25);
 	pt_touch_read(mem, size);
 	ksft_test_result(inplace_kb(mem) == 0 && pt_verify(mem, size, 25) == 0,
 			 "never: read-back copies, nothing mapped in place\n");
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	set_policy("read");
 }
 
@@ -457,7 +434,7 @@ static void case_fork(const char *policy)
 	pt_fill(a.mem, size, 33);
 	ksft_test_result(pt_verify(a.mem, size, 33) == 0,
 			 "fork (%s): parent writes after fork\n", policy);
-	free_small(a.mem, size);
+	pt_free_small(a.mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
 			 "fork (%s): swap held back to %ld kB (was %ld kB) after both are gone\n",
 			 policy, pt_swap_held_kb(), held0);
@@ -485,7 +462,7 @@ static void case_unmap_exit(void)
 	ksft_test_result(pt_stat_key(dev.stats, "inplace_pte_mapped_now") - now0 == PAGES(size),
 			 "munmap: %ld pages mapped in place\n",
 			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") - now0);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
 			 pt_stat_key(dev.stats, "inplace_pte_mapped_now") == now0,
 			 "munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
@@ -517,7 +494,7 @@ static void case_walkers(void)
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0 >= PAGES(size),
 			 "mprotect: PROT_WRITE back, writes promote (+%ld), data correct\n",
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/* mremap: in-place PTEs move with the data */
 	mem = swapped_small(size, 52);
@@ -529,7 +506,7 @@ static void case_walkers(void)
 			 "mremap: in-place pages move (%ld kB in place), data intact\n",
 			 inplace_kb(moved));
 	munmap(mem + size, PT_PAGE_SIZE);	/* the old guard */
-	free_small(moved, size);
+	pt_free_small(moved, size);
 
 	/* MADV_DONTNEED drops them and frees the slots */
 	mem = swapped_small(size, 53);
@@ -541,7 +518,7 @@ static void case_walkers(void)
 	ksft_test_result(i == size && inplace_kb(mem) == 0 &&
 			 pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
 			 "MADV_DONTNEED: in-place pages dropped, read as zero, slots freed\n");
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/* MADV_FREE has no DRAM to free: the pages stay in place, intact */
 	mem = swapped_small(size, 56);
@@ -549,7 +526,7 @@ static void case_walkers(void)
 	madvise(mem, size, MADV_FREE);
 	ksft_test_result(inplace_kb(mem) == (long)(size >> 10) && pt_verify(mem, size, 56) == 0,
 			 "MADV_FREE: in-place pages stay (no DRAM to free), data intact\n");
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	/* GUP: /proc/self/mem reads fault the pages into DRAM first */
 	{
@@ -569,7 +546,7 @@ static void case_walkers(void)
 		if (fd >= 0)
 			close(fd);
 		free(buf);
-		free_small(mem, size);
+		pt_free_small(mem, size);
 	}
 }
 
@@ -598,7 +575,7 @@ static void case_longterm(void)
 			 "FOLL_LONGTERM: pin moved in-place pages to DRAM (ret %d, in place %ld kB)\n",
 			 ret, inplace_kb(mem));
 	close(fd);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 }
 
 /* 7. memcg: in-place memory is swap, not DRAM, and memory.stat shows it */
@@ -620,7 +597,7 @@ static int memcg_child(void *arg, int fd)
 	out[3] = pt_verify(mem, size, 66);
 	if (write(fd, out, sizeof(out)) != sizeof(out))
 		return 2;
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	return pt_memcg_stat(CG, "memory.stat", "pmswap_inplace") == 0 ? 0 : 3;
 }
 
@@ -686,81 +663,12 @@ static void case_promotion(void)
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0, PAGES(size));
 	pt_write_str(KNOBS "promote_interval_ms", "1000");
 	pt_write_str(KNOBS "promote_threshold", "3");
-	free_small(hot, size);
-	free_small(cold, size);
+	pt_free_small(hot, size);
+	pt_free_small(cold, size);
 	/* each promotion's fault took its bit: no record is left behind */
 	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0,
 			 "promotion: no slot record left once both regions are freed (%ld, before %ld)\n",
 			 pt_stat_key(dev.stats, "inplace_slot_records"), rec0);
-}
-
-/*
- * 9. Memory failure on a pmem page mapped in place by a PTE: that mapping
- * goes, the owner gets SIGBUS at its next access of it, its other pages
- * and the kernel live. The page stays bad.
- */
-static int poison_child(void *arg, int out)
-{
-	unsigned long phys0 = *(unsigned long *)arg;
-	size_t size = 64 * PT_PAGE_SIZE;
-	char *mem = swapped_small(size, 81);
-	char *victim = mem + 7 * PT_PAGE_SIZE;
-	int fd = pt_pagemap_open();
-	long report[2];
-	char pfn[32];
-	uint64_t e;
-
-	if (fd < 0)
-		return 10;
-	e = pt_pagemap_entry(fd, victim);
-	if (!(e & PT_PM_SWAP))
-		return 11;
-	pt_touch_read(mem, size);
-	if (inplace_kb(mem) != (long)(size >> 10))
-		return 12;
-	snprintf(pfn, sizeof(pfn), "%#lx",
-		 (unsigned long)(phys0 / PT_PAGE_SIZE + PT_PM_SWP_OFFSET(e)));
-	printf("# child: poisoning pfn %s, mapped in place\n", pfn);
-	fflush(stdout);
-	if (pt_write_str("/sys/kernel/debug/hwpoison/corrupt-pfn", pfn))
-		return 13;
-	/* the other pages stay mapped in place, with their data */
-	report[0] = inplace_kb(mem);
-	report[1] = pt_verify_range(mem, 0, 7 * PT_PAGE_SIZE, 81) +
-		    pt_verify_range(mem, 8 * PT_PAGE_SIZE, size - 8 * PT_PAGE_SIZE, 81);
-	if (write(out, report, sizeof(report)) != sizeof(report))
-		return 15;
-	/* must raise SIGBUS */
-	return pt_verify_range(mem, 7 * PT_PAGE_SIZE, PT_PAGE_SIZE, 81) ? 16 : 17;
-}
-
-static void case_poison(void)
-{
-	char path[340], buf[64];
-	long un0, notices0, notices1, report[2] = { -1, -1 };
-	unsigned long phys0;
-	int st;
-
-	snprintf(path, sizeof(path), "%s/phys_start", dev.dir);
-	if (pt_read_str(path, buf, sizeof(buf)) ||
-	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn")) {
-		ksft_test_result_fail("poison: no phys_start or hwpoison-inject\n");
-		return;
-	}
-	phys0 = strtoul(buf, NULL, 0);
-	un0 = pt_vmstat("pmswap_inplace_pte_revert");
-	notices0 = pt_stat_key(dev.stats, "poison_notices");
-	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
-	if (st < 0)
-		ksft_exit_fail_perror("fork");
-	notices1 = pt_stat_key(dev.stats, "poison_notices");
-	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
-			 pt_vmstat("pmswap_inplace_pte_revert") > un0 &&
-			 report[0] == 63 * 4 && report[1] == 0,
-			 "poison: in-place PTE reverted, owner got SIGBUS (%s %d), %ld notice(s); its other pages still in place (%ld kB), %ld bad pages\n",
-			 WIFSIGNALED(st) ? "signal" : "exit code",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-			 notices1 - notices0, report[0], report[1]);
 }
 
 /*
@@ -839,28 +747,8 @@ static void case_mglru(void)
 			 seq, lru_gen_max_seq());
 	old[strcspn(old, "\n")] = 0;
 	pt_write_str("/sys/kernel/mm/lru_gen/enabled", old);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	pt_free_thp(thp, size);
-}
-
-/* 10. swapoff brings in-place pages back to DRAM. */
-static void case_swapoff(void)
-{
-	size_t size = MIB(2);
-	char *mem;
-	int ok;
-
-	mem = swapped_small(size, 91);
-	pt_touch_read(mem, size);
-	ok = inplace_kb(mem) == (long)(size >> 10);
-	ok = ok && swapoff(dev.dev) == 0;
-	ksft_test_result(ok && inplace_kb(mem) == 0 &&
-			 pt_smaps_kb(mem, "Anonymous") == (long)(size >> 10) &&
-			 pt_verify(mem, size, 91) == 0,
-			 "swapoff: in-place pages back in DRAM, data intact\n");
-	if (swapon(dev.dev, 0))
-		ksft_exit_fail_msg("swapon %s: %s\n", dev.dev, strerror(errno));
-	free_small(mem, size);
 }
 
 /*
@@ -906,7 +794,7 @@ static void case_populate(void)
 			 "MADV_POPULATE_WRITE under read: promoted (+%ld), %ld kB in DRAM, data intact (ret %ld)\n",
 			 pt_vmstat("pmswap_inplace_pte_promote") - p0,
 			 pt_smaps_kb(mem, "Anonymous"), ret);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 
 	set_policy("always");
 	mem = swapped_small(size, 96);
@@ -920,7 +808,7 @@ static void case_populate(void)
 			 inplace_kb(mem) == (long)(size >> 10),
 			 "MADV_POPULATE_WRITE under always: %ld kB writable in place, writes land there, data correct (ret %ld)\n",
 			 inplace_kb(mem), ret);
-	free_small(mem, size);
+	pt_free_small(mem, size);
 	set_policy("read");
 }
 
@@ -953,7 +841,7 @@ static void case_mlock(void)
 				 policy[i], i == 0 ? ", PROT_READ" : "", in0,
 				 inplace_kb(mem));
 		munlock(mem, size);
-		free_small(mem, size);
+		pt_free_small(mem, size);
 	}
 	set_policy("read");
 }
@@ -980,7 +868,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("sched_setaffinity");
 	ksft_print_msg("pinned to CPU %d (MADV_PAGEOUT must find every page)\n", cpu);
 
-	ksft_set_plan(49);
+	ksft_set_plan(47);
 	case_acceptance(size);
 	case_fault_around();
 	case_writes();
@@ -992,11 +880,9 @@ int main(int argc, char **argv)
 	case_memcg();
 	case_promotion();
 	case_metadata();
-	case_poison();
 	case_mglru();
 	case_populate();
 	case_mlock();
-	case_swapoff();
 	set_policy("read");
 	ksft_finished();
 }

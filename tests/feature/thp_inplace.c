@@ -12,12 +12,11 @@
  * policy, fork, munmap and exit (slots freed; a range flush per extent,
  * not a flush of the mm), mprotect, mremap, MADV_DONTNEED / FREE /
  * PAGEOUT, GUP with and without pages (MADV_POPULATE_*), a FOLL_LONGTERM
- * pin and O_DIRECT I/O from and into
- * in-place pages, memcg
- * accounting (memory.stat pmswap_inplace, not memory.current), the
- * promotion of a hot extent while a cold one stays, memory failure on an
- * in-place page (it stays bad: run before pmem_swap, whose poison case
- * must be last), and swapoff.
+ * pin and O_DIRECT I/O from and into in-place pages, memcg accounting
+ * (memory.stat pmswap_inplace, not memory.current), and the promotion of
+ * a hot extent while a cold one stays. Memory failure and swapoff, which
+ * change the device for later tests, are in inplace_destructive: this
+ * program leaves the device as it found it.
  *
  * Skips as a whole when swap is not on a DAX pmem device (zram).
  * usage: thp_inplace [MiB]   (default 256)
@@ -25,7 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +31,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/swap.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -595,97 +592,6 @@ static void case_knobs(void)
 			 "knobs: bad values refused\n");
 }
 
-/*
- * 9. Memory failure on a pmem page mapped in place: the mapping goes, the
- * owner gets SIGBUS at its next access, the kernel and other data live.
- * The page stays bad; the swapoff/swapon that follows keeps it out.
- */
-static int poison_child(void *arg, int out)
-{
-	unsigned long phys0 = *(unsigned long *)arg;
-	char *other = swapped_region(MIB(8), 82);
-	char *mem = swapped_region(PT_PMD_SIZE, 81);
-	int fd = pt_pagemap_open();
-	long report[2];
-	char pfn[32];
-	uint64_t e;
-
-	if (!mem || fd < 0)
-		return 10;
-	/* pagemap reports the swap entry (and reverts the mapping) */
-	e = pt_pagemap_entry(fd, mem + 7 * PT_PAGE_SIZE);
-	if (!(e & PT_PM_SWAP))
-		return 11;
-	pt_touch_read(other, MIB(8));
-	pt_touch_read(mem, PT_PMD_SIZE);
-	if (inplace_kb(mem) != 2048)
-		return 12;
-	snprintf(pfn, sizeof(pfn), "%#lx",
-		 (unsigned long)(phys0 / PT_PAGE_SIZE + PT_PM_SWP_OFFSET(e)));
-	printf("# child: poisoning pfn %s, mapped in place\n", pfn);
-	fflush(stdout);
-	if (pt_write_str("/sys/kernel/debug/hwpoison/corrupt-pfn", pfn))
-		return 13;
-	if (inplace_kb(mem) != 0)
-		return 14;
-	/* the other extent stays mapped, with its data */
-	report[0] = inplace_kb(other);
-	report[1] = pt_verify(other, MIB(8), 82);
-	if (write(out, report, sizeof(report)) != sizeof(report))
-		return 15;
-	/* must raise SIGBUS */
-	return pt_verify(mem, PT_PMD_SIZE, 81) ? 16 : 17;
-}
-
-static void case_poison(void)
-{
-	char path[340], buf[64];
-	long un0, notices0, notices1, report[2] = { -1, -1 };
-	unsigned long phys0;
-	int st;
-
-	snprintf(path, sizeof(path), "%s/phys_start", dev.dir);
-	if (pt_read_str(path, buf, sizeof(buf)) ||
-	    !pt_path_exists("/sys/kernel/debug/hwpoison/corrupt-pfn")) {
-		ksft_test_result_fail("poison: no phys_start or hwpoison-inject\n");
-		return;
-	}
-	phys0 = strtoul(buf, NULL, 0);
-	un0 = pt_vmstat("pmswap_inplace_revert");
-	notices0 = pt_stat_key(dev.stats, "poison_notices");
-	st = pt_fork_report(poison_child, &phys0, report, sizeof(report));
-	if (st < 0)
-		ksft_exit_fail_perror("fork");
-	notices1 = pt_stat_key(dev.stats, "poison_notices");
-	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS && notices1 == notices0 + 1 &&
-			 pt_vmstat("pmswap_inplace_revert") > un0 &&
-			 report[0] == 8192 && report[1] == 0,
-			 "poison: in-place mapping reverted, owner got SIGBUS (%s %d), %ld notice(s); its other extents still in place (%ld kB), %ld bad pages\n",
-			 WIFSIGNALED(st) ? "signal" : "exit code",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-			 notices1 - notices0, report[0], report[1]);
-}
-
-/* 10. swapoff brings in-place THPs back to DRAM, whole. */
-static void case_swapoff(void)
-{
-	size_t size = MIB(16);
-	char *mem;
-	int ok;
-
-	mem = swapped_region(size, 91);
-	pt_touch_read(mem, size);
-	ok = inplace_kb(mem) == (long)(size >> 10);
-	ok = ok && swapoff(dev.dev) == 0;
-	ksft_test_result(ok && inplace_kb(mem) == 0 &&
-			 pt_smaps_kb(mem, "AnonHugePages") == (long)(size >> 10) &&
-			 pt_verify(mem, size, 91) == 0,
-			 "swapoff: in-place THPs back in DRAM as THPs, data intact\n");
-	if (swapon(dev.dev, 0))
-		ksft_exit_fail_msg("swapon %s: %s\n", dev.dev, strerror(errno));
-	pt_free_thp(mem, size);
-}
-
 int main(int argc, char **argv)
 {
 	size_t size = MIB(argc > 1 ? atol(argv[1]) : 256);
@@ -700,7 +606,7 @@ int main(int argc, char **argv)
 	}
 	ksft_print_msg("device %s\n", dev.dev);
 
-	ksft_set_plan(35);
+	ksft_set_plan(33);
 	case_acceptance(size);
 	case_writes();
 	case_fork();
@@ -713,8 +619,6 @@ int main(int argc, char **argv)
 	case_memcg();
 	case_promotion();
 	case_knobs();
-	case_poison();
-	case_swapoff();
 	set_policy("read");
 	ksft_finished();
 }

@@ -78,6 +78,37 @@ int pt_pageout(void *p, size_t size)
 	return madvise(p, size, MADV_PAGEOUT);
 }
 
+void *pt_alloc_small(size_t size)
+{
+	char *p = mmap(NULL, size + PT_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + size, PT_PAGE_SIZE, PROT_NONE) ||
+	    madvise(p, size, MADV_NOHUGEPAGE)) {
+		munmap(p, size + PT_PAGE_SIZE);
+		return NULL;
+	}
+	return p;
+}
+
+void pt_free_small(void *p, size_t size)
+{
+	munmap(p, size + PT_PAGE_SIZE);
+}
+
+long pt_swap_out_filled(void *p, size_t size, uint64_t seed)
+{
+	int i;
+
+	pt_fill(p, size, seed);
+	for (i = 0; i < 5 && pt_smaps_kb(p, "Swap") != (long)(size >> 10); i++)
+		if (pt_pageout(p, size))
+			return -1;
+	return pt_smaps_kb(p, "Swap");
+}
+
 /*
  * A 4 KiB page faulted in waits in a per-CPU batch before it reaches the
  * LRU, and MADV_PAGEOUT drains only the batch of the CPU it runs on: it

@@ -28,6 +28,21 @@ uint64_t pt_touch_read(const void *p, size_t size);
 int pt_pageout(void *p, size_t size);
 /* pin to one CPU, so that MADV_PAGEOUT finds every 4 KiB page: the CPU */
 int pt_pin_cpu(void);
+/*
+ * A region of 4 KiB pages only: MADV_NOHUGEPAGE, and a PROT_NONE guard
+ * page after it so that it never merges with the next mapping (smaps
+ * counts whole VMAs). NULL on failure.
+ */
+void *pt_alloc_small(size_t size);
+void pt_free_small(void *p, size_t size);
+/*
+ * Fill @p with @seed's pattern and swap it out: a THP region as huge swap
+ * entries (pt_alloc_thp()), a pt_alloc_small() region page by page, asking
+ * again for pages MADV_PAGEOUT could not isolate yet (still in a per-CPU
+ * LRU batch). Return: the kB now in swap entries ("Swap" in smaps), or -1
+ * if MADV_PAGEOUT failed.
+ */
+long pt_swap_out_filled(void *p, size_t size, uint64_t seed);
 
 /* --- data patterns --- */
 void pt_fill(void *p, size_t size, uint64_t seed);
