@@ -5,12 +5,12 @@
  * failure on a pmem page mapped in place. Each runs at both levels: a
  * 2 MiB extent mapped by a PMD, and 4 KiB slots mapped by PTEs.
  *
- * Kept out of thp_inplace and pte_inplace so that those leave the device
- * as they found it and can run in any order. A poisoned page stays bad
- * for the rest of the boot (QEMU cannot clear poison), so the suite runs
- * this program with the other destructive ones (pmem_swap, pmem_failure),
- * after every test that expects a clean device; swapoff comes first
- * here, on a device that is still clean.
+ * Kept out of inplace, which leaves the device as it found it and can
+ * run in any order. A poisoned page stays bad for the rest of the boot
+ * (QEMU cannot clear poison), so the suite runs this program with the
+ * other destructive ones (pmem_swap, pmem_failure), after every test
+ * that expects a clean device; swapoff comes first here, on a device that
+ * is still clean.
  *
  * Skips as a whole when swap is not on a DAX pmem device (zram).
  * usage: inplace_destructive
