@@ -54,43 +54,12 @@
 #define KNOBS		"/sys/kernel/mm/pmswap/inplace/"
 #define MIB(x)		((size_t)(x) << 20)
 
-/* What differs between the two levels of mapping in place. */
-struct level {
-	const char *name;
-	size_t unit;		/* bytes per map, promote or revert event */
-	const char *map;	/* vmstat events */
-	const char *promote;
-	const char *revert;
-	const char *now;	/* stats/ file: units mapped in place now */
-	const char *swapped;	/* smaps: what a swapped-out region is in */
-	const char *dram;	/* smaps: what it is in once back in DRAM */
-	bool exact;		/* vmstat deltas exact, or lower bounds */
-	size_t acceptance;	/* bytes for the acceptance case */
-};
+#define PMD	(&pt_level_pmd)
+#define PTE	(&pt_level_pte)
 
-static struct level levels[] = {
-	{
-		.name = "PMD", .unit = PT_PMD_SIZE,
-		.map = "pmswap_inplace_map",
-		.promote = "pmswap_inplace_promote",
-		.revert = "pmswap_inplace_revert",
-		.now = "inplace_mapped_now",
-		.swapped = "SwapPmdMapped", .dram = "AnonHugePages",
-		.exact = true, .acceptance = MIB(256),
-	},
-	{
-		.name = "PTE", .unit = PT_PAGE_SIZE,
-		.map = "pmswap_inplace_pte_map",
-		.promote = "pmswap_inplace_pte_promote",
-		.revert = "pmswap_inplace_pte_revert",
-		.now = "inplace_pte_mapped_now",
-		.swapped = "Swap", .dram = "Anonymous",
-		.exact = false, .acceptance = MIB(32),
-	},
-};
-
-#define PMD	(&levels[0])
-#define PTE	(&levels[1])
+static const struct pt_level * const levels[] = { PMD, PTE };
+/* bytes for the acceptance case, per level (argv can change them) */
+static size_t acceptance[] = { MIB(256), MIB(32) };
 
 static struct pt_inplace_dev dev;
 
@@ -100,55 +69,38 @@ static void set_policy(const char *p)
 		ksft_exit_fail_msg("cannot set policy %s\n", p);
 }
 
-static long inplace_kb(const void *p)
-{
-	return pt_smaps_kb(p, "PmswapInPlace");
-}
-
-static long units(const struct level *l, size_t size)
+static long units(const struct pt_level *l, size_t size)
 {
 	return size / l->unit;
 }
 
 /* A vmstat delta of @got for @want units at level @l. */
-static bool delta_ok(const struct level *l, long got, long want)
+static bool delta_ok(const struct pt_level *l, long got, long want)
 {
 	return l->exact ? got == want : got >= want;
 }
 
-static char *alloc_at(const struct level *l, size_t size)
+static char *alloc_at(const struct pt_level *l, size_t size)
 {
-	char *mem = l == PMD ? pt_alloc_thp(size) : pt_alloc_small(size);
+	char *mem = pt_level_alloc(l, size);
 
 	if (!mem)
 		ksft_exit_fail_perror("mmap");
 	return mem;
 }
 
-static void release(const struct level *l, void *mem, size_t size)
-{
-	if (l == PMD)
-		pt_free_thp(mem, size);
-	else
-		pt_free_small(mem, size);
-}
-
 /* A region at level @l filled with @seed's pattern and swapped out. */
-static char *swapped(const struct level *l, size_t size, uint64_t seed)
+static char *swapped(const struct pt_level *l, size_t size, uint64_t seed)
 {
-	char *mem = alloc_at(l, size);
+	char *mem = pt_level_swapped(l, size, seed);
 
-	if (pt_swap_out_filled(mem, size, seed) < 0)
-		ksft_exit_fail_perror("MADV_PAGEOUT");
-	if (pt_smaps_kb(mem, l->swapped) != (long)(size >> 10))
-		ksft_print_msg("only %ld of %zu kB in %s\n",
-			       pt_smaps_kb(mem, l->swapped), size >> 10,
-			       l->swapped);
+	if (!mem)
+		ksft_exit_fail_perror("swap out");
 	return mem;
 }
 
 /* ... and read back, mapped in place under "read" and "always" */
-static char *in_place(const struct level *l, size_t size, uint64_t seed)
+static char *in_place(const struct pt_level *l, size_t size, uint64_t seed)
 {
 	char *mem = swapped(l, size, seed);
 
@@ -157,15 +109,15 @@ static char *in_place(const struct level *l, size_t size, uint64_t seed)
 }
 
 /* The size most cases use: a few extents, or one extent of slots. */
-static size_t small_size(const struct level *l)
+static size_t small_size(const struct pt_level *l)
 {
 	return l == PMD ? MIB(8) : MIB(2);
 }
 
 /* 1. The acceptance round trip: policy read, then never in the same boot. */
-static void case_acceptance(const struct level *l, const char *policy)
+static void case_acceptance(const struct pt_level *l, const char *policy)
 {
-	size_t size = l->acceptance;
+	size_t size = acceptance[l != PMD];
 	long nr = units(l, size), faults, free0, free1, rd0, rd1;
 	long map0, map1, av0, av1, kb, out0, un0;
 	struct pt_faults f0;
@@ -209,7 +161,7 @@ static void case_acceptance(const struct level *l, const char *policy)
 	ksft_test_result(rd1 == rd0 && av1 - av0 == (long)size,
 			 "%s acceptance: 0 pages copied from pmem (pages_read +%ld), copy_avoided_bytes +%ld\n",
 			 l->name, rd1 - rd0, av1 - av0);
-	kb = inplace_kb(mem);
+	kb = pt_inplace_kb(mem);
 	ksft_test_result(kb == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, "Swap") == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, l->dram) == 0 &&
@@ -228,16 +180,16 @@ static void case_acceptance(const struct level *l, const char *policy)
 	pt_pageout(mem, size);
 	ksft_test_result(pt_vmstat("pswpout") == out0 &&
 			 delta_ok(l, pt_vmstat(l->revert) - un0, nr) &&
-			 inplace_kb(mem) == 0 &&
+			 pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->swapped) == (long)(size >> 10),
 			 "%s acceptance: pageout makes swap entries again without I/O (pswpout +%ld, revert +%ld)\n",
 			 l->name, pt_vmstat("pswpout") - out0,
 			 pt_vmstat(l->revert) - un0);
 	ksft_test_result(pt_verify(mem, size, 11) == 0 &&
-			 inplace_kb(mem) == (long)(size >> 10),
+			 pt_inplace_kb(mem) == (long)(size >> 10),
 			 "%s acceptance: mapped in place again after pageout, data intact\n",
 			 l->name);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	pt_write_str(KNOBS "promote_interval_ms", "1000");
 
 	/* The same read-back copied to DRAM, timed for the ratio. */
@@ -251,7 +203,7 @@ static void case_acceptance(const struct level *l, const char *policy)
 	faults = pt_faults_since(&f0, NULL);
 	rd1 = pt_stat_key(dev.stats, "pages_read");
 	ksft_test_result(rd1 - rd0 == (long)(size / PT_PAGE_SIZE) &&
-			 inplace_kb(mem) == 0 &&
+			 pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 12) == 0,
 			 "%s never: %ld faults, %ld pages copied, %s %ld kB, data intact\n",
@@ -260,11 +212,11 @@ static void case_acceptance(const struct level *l, const char *policy)
 	ksft_print_msg("%s read-back %zu MiB: in place %.3f s, copy %.3f s, ratio never/read %.1f\n",
 		       l->name, size >> 20, t_read, t_never,
 		       t_read > 0 ? t_never / t_read : 0);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /* 2. Writes land where the policy says, with the data correct. */
-static void case_writes(const struct level *l, const char *policy)
+static void case_writes(const struct pt_level *l, const char *policy)
 {
 	size_t size = l == PMD ? MIB(16) : MIB(2);
 	long nr = units(l, size), m0, p0, faults;
@@ -279,7 +231,7 @@ static void case_writes(const struct level *l, const char *policy)
 		p0 = pt_vmstat(l->promote);
 		pt_fill(mem, size, 22);
 		ksft_test_result(delta_ok(l, pt_vmstat(l->promote) - p0, nr) &&
-				 inplace_kb(mem) == 0 &&
+				 pt_inplace_kb(mem) == 0 &&
 				 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 				 pt_verify(mem, size, 22) == 0,
 				 "%s writes (read): promote every unit to DRAM (+%ld), new data intact\n",
@@ -295,13 +247,13 @@ static void case_writes(const struct level *l, const char *policy)
 		ksft_test_result(delta_ok(l, pt_vmstat(l->map) - m0, nr) &&
 				 (!l->exact || pt_vmstat(l->promote) == p0) &&
 				 faults <= bound &&
-				 inplace_kb(mem) == (long)(size >> 10),
+				 pt_inplace_kb(mem) == (long)(size >> 10),
 				 "%s writes (always): map writable in place, %ld faults for %ld units (map +%ld, promote +%ld)\n",
 				 l->name, faults, nr, pt_vmstat(l->map) - m0,
 				 pt_vmstat(l->promote) - p0);
 		pt_pageout(mem, size);
 		set_policy("never");
-		ksft_test_result(inplace_kb(mem) == 0 &&
+		ksft_test_result(pt_inplace_kb(mem) == 0 &&
 				 pt_verify(mem, size, 24) == 0 &&
 				 pt_smaps_kb(mem, l->dram) == (long)(size >> 10),
 				 "%s writes (always): data written in place reads back correctly through DRAM\n",
@@ -312,12 +264,12 @@ static void case_writes(const struct level *l, const char *policy)
 		m0 = pt_vmstat(l->map);
 		pt_touch_read(mem, size);
 		ksft_test_result((!l->exact || pt_vmstat(l->map) == m0) &&
-				 inplace_kb(mem) == 0 &&
+				 pt_inplace_kb(mem) == 0 &&
 				 pt_verify(mem, size, 25) == 0,
 				 "%s writes (never): read-back copies, nothing mapped in place\n",
 				 l->name);
 	}
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 struct fork_arg {
@@ -336,7 +288,7 @@ static int fork_child(void *p)
 }
 
 /* 3. fork: both sides read the shared data, writes stay private. */
-static void case_fork(const struct level *l, const char *policy)
+static void case_fork(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l);
 	struct fork_arg a = { .size = size };
@@ -349,7 +301,7 @@ static void case_fork(const struct level *l, const char *policy)
 		pt_fill(a.mem, size, 31);
 	else
 		pt_touch_read(a.mem, size);
-	kb = inplace_kb(a.mem);
+	kb = pt_inplace_kb(a.mem);
 	rc = pt_fork_run(fork_child, &a);
 	ksft_test_result(kb == (long)(size >> 10) && rc == 0 &&
 			 pt_verify(a.mem, size, 31) == 0,
@@ -358,7 +310,7 @@ static void case_fork(const struct level *l, const char *policy)
 	pt_fill(a.mem, size, 33);
 	ksft_test_result(pt_verify(a.mem, size, 33) == 0,
 			 "%s fork (%s): parent writes after fork\n", l->name, policy);
-	release(l, a.mem, size);
+	pt_level_free(l, a.mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
 			 "%s fork (%s): swap held back to %ld kB (was %ld kB) after both are gone\n",
 			 l->name, policy, pt_swap_held_kb(), held0);
@@ -367,14 +319,14 @@ static void case_fork(const struct level *l, const char *policy)
 /* 4. munmap and exit free the slots of in-place data. */
 static int exit_child(void *p)
 {
-	const struct level *l = p;
+	const struct pt_level *l = p;
 	size_t size = small_size(l);
 	char *mem = in_place(l, size, 41);
 
-	return inplace_kb(mem) == (long)(size >> 10) ? 0 : 1;
+	return pt_inplace_kb(mem) == (long)(size >> 10) ? 0 : 1;
 }
 
-static void case_unmap_exit(const struct level *l, const char *policy)
+static void case_unmap_exit(const struct pt_level *l, const char *policy)
 {
 	long held0 = pt_swap_held_kb(), now0 = pt_stat_key(dev.stats, l->now);
 	size_t size = small_size(l);
@@ -385,7 +337,7 @@ static void case_unmap_exit(const struct level *l, const char *policy)
 	ksft_test_result(pt_stat_key(dev.stats, l->now) - now0 == units(l, size),
 			 "%s munmap: %ld units mapped in place\n", l->name,
 			 pt_stat_key(dev.stats, l->now) - now0);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	ksft_test_result(pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb() &&
 			 pt_stat_key(dev.stats, l->now) == now0,
 			 "%s munmap: slots freed (held %ld kB, was %ld), nothing mapped in place\n",
@@ -406,7 +358,7 @@ static void case_unmap_exit(const struct level *l, const char *policy)
  * configs/pmswap.config): the process is single-threaded, so its flushes
  * are local; other CPUs' flushes in the same window only add to the count.
  */
-static void case_unmap_flush(const struct level *l, const char *policy)
+static void case_unmap_flush(const struct pt_level *l, const char *policy)
 {
 	size_t size = MIB(64);
 	long all0, all1, one0, one1, in;
@@ -419,10 +371,10 @@ static void case_unmap_flush(const struct level *l, const char *policy)
 		return;
 	}
 	mem = in_place(l, size, 43);
-	in = inplace_kb(mem);
+	in = pt_inplace_kb(mem);
 	all0 = pt_vmstat("nr_tlb_local_flush_all");
 	one0 = pt_vmstat("nr_tlb_local_flush_one");
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	all1 = pt_vmstat("nr_tlb_local_flush_all");
 	one1 = pt_vmstat("nr_tlb_local_flush_one");
 	ksft_test_result(in == (long)(size >> 10) && all1 - all0 < 8,
@@ -434,7 +386,7 @@ static void case_unmap_flush(const struct level *l, const char *policy)
  * 5. mprotect: read-only over in-place data, and back with writes, which
  * promote; a 4 KiB mprotect inside in-place data (splits a PMD).
  */
-static void case_mprotect(const struct level *l, const char *policy)
+static void case_mprotect(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l);
 	long p0, in1;
@@ -445,7 +397,7 @@ static void case_mprotect(const struct level *l, const char *policy)
 	ksft_test_result(mprotect(mem, size, PROT_READ) == 0 &&
 			 pt_verify(mem, size, 51) == 0,
 			 "%s mprotect: PROT_READ over in-place data (%ld kB in place), data intact\n",
-			 l->name, inplace_kb(mem));
+			 l->name, pt_inplace_kb(mem));
 	pt_touch_read(mem, size);
 	/*
 	 * Writes bring the data into DRAM: in-place PTEs stay through the
@@ -456,30 +408,30 @@ static void case_mprotect(const struct level *l, const char *policy)
 	 */
 	p0 = pt_vmstat(l->promote);
 	ret = mprotect(mem, size, PROT_READ | PROT_WRITE);
-	in1 = inplace_kb(mem);
+	in1 = pt_inplace_kb(mem);
 	pt_fill(mem, size, 55);
 	ksft_test_result(ret == 0 && pt_verify(mem, size, 55) == 0 &&
-			 inplace_kb(mem) == 0 &&
+			 pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 (l == PMD || delta_ok(l, pt_vmstat(l->promote) - p0, units(l, size))),
 			 "%s mprotect: PROT_WRITE back (%ld kB in place), writes bring the data into DRAM (%s %ld kB, promote +%ld), data correct\n",
 			 l->name, in1, l->dram, pt_smaps_kb(mem, l->dram),
 			 pt_vmstat(l->promote) - p0);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 
 	mem = in_place(l, size, 56);
 	ksft_test_result(mprotect(mem + PT_PAGE_SIZE, PT_PAGE_SIZE, PROT_READ) == 0 &&
 			 pt_verify(mem, size, 56) == 0,
 			 "%s mprotect: 4 KiB inside in-place data, data intact\n",
 			 l->name);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /*
  * 5a. mremap of in-place data: a PMD moves as its swap entry (the move
  * reverts it), a PTE moves in place.
  */
-static void case_mremap(const struct level *l, const char *policy)
+static void case_mremap(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l);
 	const char *field = l == PMD ? "Swap" : "PmswapInPlace";
@@ -495,11 +447,11 @@ static void case_mremap(const struct level *l, const char *policy)
 			 l->name, field, moved == dst ? pt_smaps_kb(moved, field) : -1);
 	if (l == PTE)
 		munmap(mem + size, PT_PAGE_SIZE);	/* the old guard */
-	release(l, moved, size);
+	pt_level_free(l, moved, size);
 }
 
 /* 5b. MADV_DONTNEED drops in-place data and frees the slots. */
-static void case_dontneed(const struct level *l, const char *policy)
+static void case_dontneed(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l), i;
 	long held0 = pt_swap_held_kb();
@@ -510,18 +462,18 @@ static void case_dontneed(const struct level *l, const char *policy)
 	for (i = 0; i < size; i += PT_PAGE_SIZE)
 		if (mem[i])
 			break;
-	ksft_test_result(i == size && inplace_kb(mem) == 0 &&
+	ksft_test_result(i == size && pt_inplace_kb(mem) == 0 &&
 			 pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb(),
 			 "%s MADV_DONTNEED: in-place data dropped, reads as zero, slots freed\n",
 			 l->name);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /*
  * 5c. MADV_FREE: an in-place PMD is dropped with its slots, as a clean
  * THP would be; in-place PTEs have no DRAM to free and stay, intact.
  */
-static void case_free(const struct level *l, const char *policy)
+static void case_free(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l), i;
 	long held0 = pt_swap_held_kb();
@@ -534,20 +486,20 @@ static void case_free(const struct level *l, const char *policy)
 		for (i = 0; i < size; i += PT_PAGE_SIZE)
 			if (mem[i])
 				break;
-		ok = i == size && inplace_kb(mem) == 0 &&
+		ok = i == size && pt_inplace_kb(mem) == 0 &&
 		     pt_swap_held_kb() <= held0 + pt_swap_slot_cache_kb();
 	} else {
-		ok = inplace_kb(mem) == (long)(size >> 10) &&
+		ok = pt_inplace_kb(mem) == (long)(size >> 10) &&
 		     pt_verify(mem, size, 57) == 0;
 	}
 	ksft_test_result(ok, "%s MADV_FREE: %s\n", l->name,
 			 l == PMD ? "in-place THPs dropped, slots freed" :
 				    "in-place pages stay (no DRAM to free), data intact");
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /* 5d. GUP that takes pages (/proc/self/mem) promotes in-place data first. */
-static void case_gup(const struct level *l, const char *policy)
+static void case_gup(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l);
 	char *buf = malloc(size), *mem;
@@ -560,7 +512,7 @@ static void case_gup(const struct level *l, const char *policy)
 			 pread(fd, buf, size, (off_t)(uintptr_t)mem) == (ssize_t)size &&
 			 pt_verify(buf, size, 54) == 0 &&
 			 delta_ok(l, pt_vmstat(l->promote) - p0, units(l, size)) &&
-			 inplace_kb(mem) == 0 &&
+			 pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 54) == 0,
 			 "%s GUP: /proc/self/mem read of in-place data promotes it (+%ld), data intact\n",
@@ -568,7 +520,7 @@ static void case_gup(const struct level *l, const char *policy)
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /*
@@ -578,7 +530,7 @@ static void case_gup(const struct level *l, const char *policy)
  * under "read" that promotes it, under "always" (one owner) it is mapped
  * writable in place.
  */
-static void case_populate(const struct level *l, const char *policy)
+static void case_populate(const struct pt_level *l, const char *policy)
 {
 	size_t size = small_size(l);
 	long nr = units(l, size), rd0, m0, p0, ret;
@@ -588,15 +540,15 @@ static void case_populate(const struct level *l, const char *policy)
 		mem = swapped(l, size, 96);
 		p0 = pt_vmstat(l->promote);
 		ret = madvise(mem, size, MADV_POPULATE_WRITE);
-		ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+		ksft_test_result(ret == 0 && pt_inplace_kb(mem) == (long)(size >> 10) &&
 				 pt_smaps_kb(mem, l->dram) == 0 &&
 				 (!l->exact || pt_vmstat(l->promote) == p0) &&
 				 pt_verify(mem, size, 96) == 0 &&
 				 (pt_fill(mem, size, 97), pt_verify(mem, size, 97) == 0) &&
-				 inplace_kb(mem) == (long)(size >> 10),
+				 pt_inplace_kb(mem) == (long)(size >> 10),
 				 "%s MADV_POPULATE_WRITE (always): %ld kB writable in place, writes land there, data correct (ret %ld)\n",
-				 l->name, inplace_kb(mem), ret);
-		release(l, mem, size);
+				 l->name, pt_inplace_kb(mem), ret);
+		pt_level_free(l, mem, size);
 		return;
 	}
 	mem = swapped(l, size, 95);
@@ -604,31 +556,31 @@ static void case_populate(const struct level *l, const char *policy)
 	m0 = pt_vmstat(l->map);
 	p0 = pt_vmstat(l->promote);
 	ret = madvise(mem, size, MADV_POPULATE_READ);
-	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+	ksft_test_result(ret == 0 && pt_inplace_kb(mem) == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, l->dram) == 0 &&
 			 pt_stat_key(dev.stats, "pages_read") == rd0 &&
 			 pt_vmstat(l->map) - m0 >= nr &&
 			 (!l->exact || pt_vmstat(l->promote) == p0),
 			 "%s MADV_POPULATE_READ: %ld kB in place, %ld kB in DRAM, pages_read +%ld, maps +%ld, promotions +%ld (ret %ld)\n",
-			 l->name, inplace_kb(mem), pt_smaps_kb(mem, l->dram),
+			 l->name, pt_inplace_kb(mem), pt_smaps_kb(mem, l->dram),
 			 pt_stat_key(dev.stats, "pages_read") - rd0,
 			 pt_vmstat(l->map) - m0, pt_vmstat(l->promote) - p0, ret);
 	p0 = pt_vmstat(l->promote);
 	ret = madvise(mem, size, MADV_POPULATE_READ);
-	ksft_test_result(ret == 0 && inplace_kb(mem) == (long)(size >> 10) &&
+	ksft_test_result(ret == 0 && pt_inplace_kb(mem) == (long)(size >> 10) &&
 			 (!l->exact || pt_vmstat(l->promote) == p0) &&
 			 pt_verify(mem, size, 95) == 0,
 			 "%s MADV_POPULATE_READ again: still in place, nothing promoted, data intact (ret %ld)\n",
 			 l->name, ret);
 	ret = madvise(mem, size, MADV_POPULATE_WRITE);
-	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+	ksft_test_result(ret == 0 && pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 delta_ok(l, pt_vmstat(l->promote) - p0, nr) &&
 			 pt_verify(mem, size, 95) == 0,
 			 "%s MADV_POPULATE_WRITE (read): promoted (+%ld), %ld kB in DRAM, data intact (ret %ld)\n",
 			 l->name, pt_vmstat(l->promote) - p0,
 			 pt_smaps_kb(mem, l->dram), ret);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /*
@@ -636,7 +588,7 @@ static void case_populate(const struct level *l, const char *policy)
  * pages too, but it must not find in-place data populated: read-only in
  * a PROT_READ VMA under "read", writable under "always".
  */
-static void case_mlock(const struct level *l, const char *policy)
+static void case_mlock(const struct pt_level *l, const char *policy)
 {
 	bool ro = !strcmp(policy, "read");
 	size_t size = l == PMD ? MIB(8) : MIB(1);
@@ -645,23 +597,23 @@ static void case_mlock(const struct level *l, const char *policy)
 	int ret;
 
 	mem = in_place(l, size, 98 + ro);
-	in0 = inplace_kb(mem);
+	in0 = pt_inplace_kb(mem);
 	if (ro && mprotect(mem, size, PROT_READ))
 		ksft_exit_fail_perror("mprotect");
 	ret = mlock(mem, size);
 	ksft_test_result(in0 == (long)(size >> 10) && ret == 0 &&
-			 inplace_kb(mem) == 0 &&
+			 pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 98 + ro) == 0,
 			 "%s mlock (%s%s): in-place data brought into DRAM (%ld kB in place before, %ld after), data intact\n",
 			 l->name, policy, ro ? ", PROT_READ" : "", in0,
-			 inplace_kb(mem));
+			 pt_inplace_kb(mem));
 	munlock(mem, size);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /* 7. A FOLL_LONGTERM pin moves the data to DRAM first. */
-static void case_longterm(const struct level *l, const char *policy)
+static void case_longterm(const struct pt_level *l, const char *policy)
 {
 	size_t size = l == PMD ? MIB(4) : MIB(1);
 	struct gup_test g = { 0 };
@@ -679,17 +631,17 @@ static void case_longterm(const struct level *l, const char *policy)
 	g.size = size;
 	g.nr_pages_per_call = size / PT_PAGE_SIZE;
 	ret = ioctl(fd, PIN_LONGTERM_BENCHMARK, &g);
-	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+	ksft_test_result(ret == 0 && pt_inplace_kb(mem) == 0 &&
 			 pt_smaps_kb(mem, l->dram) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 61) == 0,
 			 "%s FOLL_LONGTERM: pin moved in-place data to DRAM (ret %d, in place %ld kB)\n",
-			 l->name, ret, inplace_kb(mem));
+			 l->name, ret, pt_inplace_kb(mem));
 	close(fd);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /* 7a. O_DIRECT from and into in-place data (a zram disk as the target) */
-static void case_odirect(const struct level *l, const char *policy)
+static void case_odirect(const struct pt_level *l, const char *policy)
 {
 	size_t size = l == PMD ? MIB(4) : MIB(1);
 	ssize_t wr = -1, rd = -1;
@@ -713,7 +665,7 @@ static void case_odirect(const struct level *l, const char *policy)
 	src = in_place(l, size, 63);
 	dst = in_place(l, size, 64);
 	p0 = pt_vmstat(l->promote);
-	if (inplace_kb(src) == (long)(size >> 10) && inplace_kb(dst) == (long)(size >> 10)) {
+	if (pt_inplace_kb(src) == (long)(size >> 10) && pt_inplace_kb(dst) == (long)(size >> 10)) {
 		wr = pwrite(fd, src, size, 0);	/* GUP reads the in-place pages */
 		rd = pread(fd, dst, size, 0);	/* GUP writes into them */
 	}
@@ -725,8 +677,8 @@ static void case_odirect(const struct level *l, const char *policy)
 			 l->name, wr, rd, p1 - p0);
 	close(fd);
 	pt_write_str("/sys/block/zram0/reset", "1");
-	release(l, src, size);
-	release(l, dst, size);
+	pt_level_free(l, src, size);
+	pt_level_free(l, dst, size);
 }
 
 /* 8. memcg: in-place memory is swap, not anon, and memory.stat shows it */
@@ -734,7 +686,7 @@ static void case_odirect(const struct level *l, const char *policy)
 
 static int memcg_child(void *arg, int fd)
 {
-	const struct level *l = arg;
+	const struct pt_level *l = arg;
 	size_t size = l == PMD ? MIB(16) : MIB(4);
 	long out[4];
 	char *mem;
@@ -748,11 +700,11 @@ static int memcg_child(void *arg, int fd)
 	out[3] = pt_verify(mem, size, 66);
 	if (write(fd, out, sizeof(out)) != sizeof(out))
 		return 2;
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	return pt_memcg_stat(CG, "memory.stat", "pmswap_inplace") == 0 ? 0 : 3;
 }
 
-static void case_memcg(const struct level *l, const char *policy)
+static void case_memcg(const struct pt_level *l, const char *policy)
 {
 	long size = l == PMD ? MIB(16) : MIB(4);
 	long v[4] = { -1, -1, -1, -1 };
@@ -775,7 +727,7 @@ static void case_memcg(const struct level *l, const char *policy)
  * 9. Hot data is promoted within a bounded time, cold data stays, and no
  * per-slot record is left behind.
  */
-static void case_promotion(const struct level *l, const char *policy)
+static void case_promotion(const struct pt_level *l, const char *policy)
 {
 	size_t size = l == PMD ? PT_PMD_SIZE : 16 * PT_PAGE_SIZE;
 	long p0, rec0 = pt_stat_key(dev.stats, "inplace_slot_records");
@@ -787,8 +739,8 @@ static void case_promotion(const struct level *l, const char *policy)
 	hot = in_place(l, size, 71);
 	cold = in_place(l, size, 72);
 	/* both start in place: data that never was is not a promotion */
-	in0 = inplace_kb(hot) == (long)(size >> 10) &&
-	      inplace_kb(cold) == (long)(size >> 10);
+	in0 = pt_inplace_kb(hot) == (long)(size >> 10) &&
+	      pt_inplace_kb(cold) == (long)(size >> 10);
 	/*
 	 * Fast scans only from here: the touch that maps the cold data
 	 * must not span two of them (on the debug kernel under TCG it took
@@ -801,7 +753,7 @@ static void case_promotion(const struct level *l, const char *policy)
 	t0 = pt_now();
 	for (i = 0; i < 1000; i++) {
 		pt_touch_read(hot, size);
-		if (inplace_kb(hot) == 0 &&
+		if (pt_inplace_kb(hot) == 0 &&
 		    pt_smaps_kb(hot, l->dram) == (long)(size >> 10)) {
 			t = pt_now() - t0;
 			break;
@@ -811,15 +763,15 @@ static void case_promotion(const struct level *l, const char *policy)
 	ksft_test_result(in0 && t >= 0 && pt_verify(hot, size, 71) == 0,
 			 "%s promotion: hot data moved to DRAM after %.2f s (bound 10 s), data intact\n",
 			 l->name, t);
-	ksft_test_result(in0 && inplace_kb(cold) == (long)(size >> 10) &&
+	ksft_test_result(in0 && pt_inplace_kb(cold) == (long)(size >> 10) &&
 			 delta_ok(l, pt_vmstat(l->promote) - p0, units(l, size)) &&
 			 pt_verify(cold, size, 72) == 0,
 			 "%s promotion: cold data stays in place (promote +%ld for %ld hot units)\n",
 			 l->name, pt_vmstat(l->promote) - p0, units(l, size));
 	pt_write_str(KNOBS "promote_interval_ms", "1000");
 	pt_write_str(KNOBS "promote_threshold", "3");
-	release(l, hot, size);
-	release(l, cold, size);
+	pt_level_free(l, hot, size);
+	pt_level_free(l, cold, size);
 	/* each promotion's fault took its bit: no record is left behind */
 	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0,
 			 "%s promotion: no slot record left once both regions are freed (%ld, before %ld)\n",
@@ -831,7 +783,7 @@ static void case_promotion(const struct level *l, const char *policy)
  * fault_around_kb window in place with its page, within its VMA; 0 turns
  * it off. Zero-filled slots (the zeromap) are left to their own faults.
  */
-static void case_fault_around(const struct level *l, const char *policy)
+static void case_fault_around(const struct pt_level *l, const char *policy)
 {
 	size_t size = MIB(4), win = 64 << 10;
 	long nr = units(l, size), faults, a0, around, zero_bad = 0, in1, in2;
@@ -859,11 +811,11 @@ static void case_fault_around(const struct level *l, const char *policy)
 	around = pt_stat_key(dev.stats, "inplace_pte_maps_around") - a0;
 	ksft_test_result(faults <= (long)(size / win) + 8 &&
 			 around >= nr - (long)(size / win) - 1 &&
-			 inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_inplace_kb(mem) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 15) == 0,
 			 "PTE fault-around 64 kB: %ld faults for %ld pages, %ld mapped around a fault, data intact\n",
 			 faults, nr, around);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 
 	/* off: one fault per page */
 	pt_write_str(KNOBS "fault_around_kb", "0");
@@ -871,11 +823,11 @@ static void case_fault_around(const struct level *l, const char *policy)
 	pt_faults_now(&f0);
 	pt_touch_read(mem, size);
 	faults = pt_faults_since(&f0, NULL);
-	ksft_test_result(faults >= nr && inplace_kb(mem) == (long)(size >> 10) &&
+	ksft_test_result(faults >= nr && pt_inplace_kb(mem) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 16) == 0,
 			 "PTE fault-around 0: %ld faults for %ld pages, data intact\n",
 			 faults, nr);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	pt_write_str(KNOBS "fault_around_kb", "64");
 
 	/*
@@ -896,8 +848,8 @@ static void case_fault_around(const struct level *l, const char *policy)
 	for (i = 0; i < 5 && pt_smaps_kb(mem, "Swap") + pt_smaps_kb(mem + 8 * PT_PAGE_SIZE, "Swap") != 64; i++)
 		pt_pageout(mem, 16 * PT_PAGE_SIZE);
 	pt_touch_read(mem, PT_PAGE_SIZE);
-	in1 = inplace_kb(mem);
-	in2 = inplace_kb(mem + 8 * PT_PAGE_SIZE);
+	in1 = pt_inplace_kb(mem);
+	in2 = pt_inplace_kb(mem + 8 * PT_PAGE_SIZE);
 	ksft_test_result(in1 == 32 && in2 == 0 &&
 			 pt_smaps_kb(mem + 8 * PT_PAGE_SIZE, "Swap") == 32 &&
 			 pt_verify(mem, 16 * PT_PAGE_SIZE, 17) == 0,
@@ -921,11 +873,11 @@ static void case_fault_around(const struct level *l, const char *policy)
 		else
 			zero_bad += pt_verify_range(mem, k * PT_PAGE_SIZE, PT_PAGE_SIZE, 18);
 	}
-	ksft_test_result(inplace_kb(mem) == 768 &&
+	ksft_test_result(pt_inplace_kb(mem) == 768 &&
 			 pt_smaps_kb(mem, "Anonymous") == 256 && zero_bad == 0,
 			 "PTE fault-around skips zero-filled slots: %ld kB in place, %ld kB in DRAM, %ld bad pages\n",
-			 inplace_kb(mem), pt_smaps_kb(mem, "Anonymous"), zero_bad);
-	release(l, mem, MIB(1));
+			 pt_inplace_kb(mem), pt_smaps_kb(mem, "Anonymous"), zero_bad);
+	pt_level_free(l, mem, MIB(1));
 }
 
 /* Size of the swap device in kB, from /proc/swaps; -1 if not found. */
@@ -949,7 +901,7 @@ static long dev_size_kb(void)
  * 11. Per-slot state grows with what is mapped in place: a record per
  * 2 MiB extent whose slots are mapped by PTEs, freed with the last one.
  */
-static void case_metadata(const struct level *l, const char *policy)
+static void case_metadata(const struct pt_level *l, const char *policy)
 {
 	long rec0 = pt_stat_key(dev.stats, "inplace_slot_records");
 	long bytes0 = pt_stat_key(dev.stats, "inplace_metadata_bytes");
@@ -977,7 +929,7 @@ static void case_metadata(const struct level *l, const char *policy)
 	bytes1 = pt_stat_key(dev.stats, "inplace_metadata_bytes");
 	per = rec1 > rec0 ? (bytes1 - bytes0) / (rec1 - rec0) : 0;
 	ksft_print_msg("metadata: device %ld kB; before: %ld records, %ld bytes; 4 MiB in place (%ld kB) over %d extents: %ld records, %ld bytes (%ld per record)\n",
-		       dev_kb, rec0, bytes0, inplace_kb(mem), next, rec1, bytes1, per);
+		       dev_kb, rec0, bytes0, pt_inplace_kb(mem), next, rec1, bytes1, per);
 	if (dev_kb > 0 && per > 0) {
 		double tib = (double)(1UL << 30) / dev_kb;	/* TiB / device */
 		double idle = (bytes0 - rec0 * per) * tib;
@@ -988,11 +940,11 @@ static void case_metadata(const struct level *l, const char *policy)
 		ksft_print_msg("metadata per TiB of device: idle %.2f MiB; 10 %% of slots mapped in place by PTEs, packed in 10 %% of the extents: %.1f MiB, spread over every extent: %.1f MiB (before this change: 352 MiB at any use)\n",
 			       idle / (1 << 20), dense / (1 << 20), spread / (1 << 20));
 	}
-	ksft_test_result(inplace_kb(mem) == (long)(size >> 10) &&
+	ksft_test_result(pt_inplace_kb(mem) == (long)(size >> 10) &&
 			 rec1 - rec0 == next && per > 0 && per <= 1024,
 			 "PTE metadata: one slot record per extent in place (%ld new, %d extents), %ld bytes each\n",
 			 rec1 - rec0, next, per);
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 	ksft_test_result(pt_stat_key(dev.stats, "inplace_slot_records") == rec0 &&
 			 pt_stat_key(dev.stats, "inplace_metadata_bytes") == bytes0,
 			 "PTE metadata: the records go with the mappings (munmap: %ld records, %ld bytes; before %ld, %ld)\n",
@@ -1028,7 +980,7 @@ static long lru_gen_max_seq(void)
 	return max;
 }
 
-static void case_mglru(const struct level *l, const char *policy)
+static void case_mglru(const struct pt_level *l, const char *policy)
 {
 	size_t size = MIB(2);
 	char old[64] = "", cmd[96];
@@ -1049,7 +1001,7 @@ static void case_mglru(const struct level *l, const char *policy)
 	/* young, so that the walk looks at them */
 	pt_touch_read(mem, size);
 	pt_touch_read(thp, size);
-	ok = inplace_kb(mem) == (long)(size >> 10) && inplace_kb(thp) == (long)(size >> 10);
+	ok = pt_inplace_kb(mem) == (long)(size >> 10) && pt_inplace_kb(thp) == (long)(size >> 10);
 	/*
 	 * "+ memcg node seq swappiness force_scan": age, walking every mm.
 	 * An aging pass that meets one already running (kswapd's) does not
@@ -1065,19 +1017,19 @@ static void case_mglru(const struct level *l, const char *policy)
 	}
 	ok = ok && seq >= 0 && lru_gen_max_seq() > seq;
 	ksft_test_result(ok &&
-			 inplace_kb(mem) == (long)(size >> 10) &&
-			 inplace_kb(thp) == (long)(size >> 10) &&
+			 pt_inplace_kb(mem) == (long)(size >> 10) &&
+			 pt_inplace_kb(thp) == (long)(size >> 10) &&
 			 pt_verify(mem, size, 96) == 0 && pt_verify(thp, size, 97) == 0,
 			 "MGLRU walk: aging (seq %ld -> %ld) walked in-place PTEs and PMDs, left them in place, data intact\n",
 			 seq, lru_gen_max_seq());
 	old[strcspn(old, "\n")] = 0;
 	pt_write_str("/sys/kernel/mm/lru_gen/enabled", old);
-	release(PTE, mem, size);
-	release(PMD, thp, size);
+	pt_level_free(PTE, mem, size);
+	pt_level_free(PMD, thp, size);
 }
 
 /* 13. Bad sysfs values are refused. */
-static void case_knobs(const struct level *l, const char *policy)
+static void case_knobs(const struct pt_level *l, const char *policy)
 {
 	ksft_test_result(pt_write_str(dev.policy, "sometimes") != 0 &&
 			 pt_write_str(KNOBS "promote_threshold", "0") != 0 &&
@@ -1093,46 +1045,37 @@ static void case_knobs(const struct level *l, const char *policy)
 
 /*
  * The table: each case runs at each level in @levels (once if L_ONCE),
- * under each policy in @policies, and gives @checks results each time.
+ * under each policy in @policies, and gives checks[j] results under
+ * policies[j] each time.
  */
 static const struct {
 	const char *name;
-	void (*fn)(const struct level *l, const char *policy);
+	void (*fn)(const struct pt_level *l, const char *policy);
 	int levels;
 	const char *policies[3];
-	int checks;
+	int checks[3];
 } cases[] = {
-	{ "acceptance",	case_acceptance, L_BOTH, { "read" }, 9 },
-	{ "writes",	case_writes,	L_BOTH, { "read", "always", "never" }, 0 },
-	{ "fork",	case_fork,	L_BOTH, { "read", "always" }, 3 },
-	{ "unmap_exit",	case_unmap_exit, L_BOTH, { "read" }, 3 },
-	{ "unmap_flush", case_unmap_flush, L_PMD, { "read" }, 1 },
-	{ "mprotect",	case_mprotect,	L_BOTH, { "read" }, 3 },
-	{ "mremap",	case_mremap,	L_BOTH, { "read" }, 1 },
-	{ "dontneed",	case_dontneed,	L_BOTH, { "read" }, 1 },
-	{ "free",	case_free,	L_BOTH, { "read" }, 1 },
-	{ "gup",	case_gup,	L_BOTH, { "read" }, 1 },
-	{ "populate",	case_populate,	L_BOTH, { "read", "always" }, 0 },
-	{ "mlock",	case_mlock,	L_BOTH, { "read", "always" }, 1 },
-	{ "longterm",	case_longterm,	L_BOTH, { "read" }, 1 },
-	{ "odirect",	case_odirect,	L_BOTH, { "read" }, 1 },
-	{ "memcg",	case_memcg,	L_BOTH, { "read" }, 1 },
-	{ "promotion",	case_promotion,	L_BOTH, { "read" }, 3 },
-	{ "fault_around", case_fault_around, L_PTE, { "read" }, 5 },
-	{ "metadata",	case_metadata,	L_PTE, { "read" }, 2 },
-	{ "mglru",	case_mglru,	L_ONCE, { "read" }, 1 },
-	{ "knobs",	case_knobs,	L_ONCE, { "read" }, 1 },
+	{ "acceptance",	case_acceptance, L_BOTH, { "read" }, { 9 } },
+	{ "writes",	case_writes,	L_BOTH, { "read", "always", "never" }, { 1, 2, 1 } },
+	{ "fork",	case_fork,	L_BOTH, { "read", "always" }, { 3, 3 } },
+	{ "unmap_exit",	case_unmap_exit, L_BOTH, { "read" }, { 3 } },
+	{ "unmap_flush", case_unmap_flush, L_PMD, { "read" }, { 1 } },
+	{ "mprotect",	case_mprotect,	L_BOTH, { "read" }, { 3 } },
+	{ "mremap",	case_mremap,	L_BOTH, { "read" }, { 1 } },
+	{ "dontneed",	case_dontneed,	L_BOTH, { "read" }, { 1 } },
+	{ "free",	case_free,	L_BOTH, { "read" }, { 1 } },
+	{ "gup",	case_gup,	L_BOTH, { "read" }, { 1 } },
+	{ "populate",	case_populate,	L_BOTH, { "read", "always" }, { 3, 1 } },
+	{ "mlock",	case_mlock,	L_BOTH, { "read", "always" }, { 1, 1 } },
+	{ "longterm",	case_longterm,	L_BOTH, { "read" }, { 1 } },
+	{ "odirect",	case_odirect,	L_BOTH, { "read" }, { 1 } },
+	{ "memcg",	case_memcg,	L_BOTH, { "read" }, { 1 } },
+	{ "promotion",	case_promotion,	L_BOTH, { "read" }, { 3 } },
+	{ "fault_around", case_fault_around, L_PTE, { "read" }, { 5 } },
+	{ "metadata",	case_metadata,	L_PTE, { "read" }, { 2 } },
+	{ "mglru",	case_mglru,	L_ONCE, { "read" }, { 1 } },
+	{ "knobs",	case_knobs,	L_ONCE, { "read" }, { 1 } },
 };
-
-/* Results of a case under @policy, where they depend on it (0 above). */
-static int checks_of(unsigned int i, const char *policy)
-{
-	if (cases[i].fn == case_writes)
-		return strcmp(policy, "always") ? 1 : 2;
-	if (cases[i].fn == case_populate)
-		return strcmp(policy, "always") ? 3 : 1;
-	return cases[i].checks;
-}
 
 static void for_each_run(bool run)
 {
@@ -1144,14 +1087,14 @@ static void for_each_run(bool run)
 				continue;
 			for (j = 0; j < 3 && cases[i].policies[j]; j++) {
 				if (!run) {
-					plan += checks_of(i, cases[i].policies[j]);
+					plan += cases[i].checks[j];
 					continue;
 				}
 				ksft_print_msg("[%s %s %s]\n", cases[i].name,
-					       cases[i].levels ? levels[k].name : "-",
+					       cases[i].levels ? levels[k]->name : "-",
 					       cases[i].policies[j]);
 				set_policy(cases[i].policies[j]);
-				cases[i].fn(&levels[k], cases[i].policies[j]);
+				cases[i].fn(levels[k], cases[i].policies[j]);
 				set_policy("read");
 			}
 		}
@@ -1164,9 +1107,9 @@ int main(int argc, char **argv)
 	int cpu;
 
 	if (argc > 1)
-		levels[0].acceptance = MIB(atol(argv[1]));
+		acceptance[0] = MIB(atol(argv[1]));
 	if (argc > 2)
-		levels[1].acceptance = MIB(atol(argv[2]));
+		acceptance[1] = MIB(atol(argv[2]));
 	ksft_print_header();
 	/* the first clock_gettime() faults the vDSO data page in: not later */
 	pt_now();

@@ -32,80 +32,47 @@
 #define MIB(x)		((size_t)(x) << 20)
 #define POISON		"/sys/kernel/debug/hwpoison/corrupt-pfn"
 
-enum level { PMD, PTE };
-
-static const char * const level_name[] = {
-	[PMD] = "PMD extent",
-	[PTE] = "4 KiB slots",
-};
+#define PMD	(&pt_level_pmd)
+#define PTE	(&pt_level_pte)
 
 static struct pt_inplace_dev dev;
 
-static void set_policy(const char *p)
+/* A region at level @l, filled with @seed's pattern and swapped out. */
+static char *swapped(const struct pt_level *l, size_t size, uint64_t seed)
 {
-	if (pt_write_str(dev.policy, p))
-		ksft_exit_fail_msg("cannot set policy %s\n", p);
-}
-
-static long inplace_kb(const void *p)
-{
-	return pt_smaps_kb(p, "PmswapInPlace");
-}
-
-/* A region at @level, filled with @seed's pattern and swapped out. */
-static char *swapped(enum level l, size_t size, uint64_t seed)
-{
-	char *mem = l == PMD ? pt_alloc_thp(size) : pt_alloc_small(size);
-	long kb;
+	char *mem = pt_level_swapped(l, size, seed);
 
 	if (!mem)
-		ksft_exit_fail_perror("mmap");
-	kb = pt_swap_out_filled(mem, size, seed);
-	if (kb < 0)
-		ksft_exit_fail_perror("MADV_PAGEOUT");
-	if (l == PMD)
-		kb = pt_smaps_kb(mem, "SwapPmdMapped");
-	if (kb != (long)(size >> 10))
-		ksft_print_msg("only %ld of %zu kB swapped out%s\n", kb,
-			       size >> 10, l == PMD ? " whole" : "");
+		ksft_exit_fail_perror("swap out");
 	return mem;
-}
-
-static void release(enum level l, void *mem, size_t size)
-{
-	if (l == PMD)
-		pt_free_thp(mem, size);
-	else
-		pt_free_small(mem, size);
 }
 
 /*
  * swapoff brings what is mapped in place back to DRAM with its data: an
  * extent as a THP, slots as 4 KiB pages. The device is swapped on again.
  */
-static void case_swapoff(enum level l)
+static void case_swapoff(const struct pt_level *l)
 {
 	size_t size = l == PMD ? MIB(16) : MIB(2);
-	const char *dram = l == PMD ? "AnonHugePages" : "Anonymous";
 	long in0 = 0, kb = -1;
 	char *mem;
 	int ret = -1;
 
-	mem = swapped(l, size, 91 + l);
+	mem = swapped(l, size, 91 + (l == PTE));
 	pt_touch_read(mem, size);
-	in0 = inplace_kb(mem);
+	in0 = pt_inplace_kb(mem);
 	if (in0 == (long)(size >> 10)) {
 		ret = swapoff(dev.dev);
-		kb = pt_smaps_kb(mem, dram);
+		kb = pt_smaps_kb(mem, l->dram);
 	}
-	ksft_test_result(ret == 0 && inplace_kb(mem) == 0 &&
+	ksft_test_result(ret == 0 && pt_inplace_kb(mem) == 0 &&
 			 kb == (long)(size >> 10) &&
-			 pt_verify(mem, size, 91 + l) == 0,
+			 pt_verify(mem, size, 91 + (l == PTE)) == 0,
 			 "swapoff (%s): %ld kB in place before, %ld kB %s after, data intact\n",
-			 level_name[l], in0, kb, dram);
+			 l->name, in0, kb, l->dram);
 	if (ret == 0 && swapon(dev.dev, 0))
 		ksft_exit_fail_msg("swapon %s: %s\n", dev.dev, strerror(errno));
-	release(l, mem, size);
+	pt_level_free(l, mem, size);
 }
 
 /*
@@ -116,7 +83,7 @@ static void case_swapoff(enum level l)
  * lives. Runs in a child, which reports what it saw before its SIGBUS.
  */
 struct poison_arg {
-	enum level l;
+	const struct pt_level *l;
 	unsigned long phys0;	/* physical address of slot 0 */
 };
 
@@ -143,7 +110,7 @@ static int poison_child(void *arg, int out)
 	if (other)
 		pt_touch_read(other, osize);
 	pt_touch_read(mem, size);
-	if (inplace_kb(mem) != (long)(size >> 10))
+	if (pt_inplace_kb(mem) != (long)(size >> 10))
 		return 12;
 	snprintf(pfn, sizeof(pfn), "%#lx",
 		 (unsigned long)(a->phys0 / PT_PAGE_SIZE + PT_PM_SWP_OFFSET(e)));
@@ -152,12 +119,12 @@ static int poison_child(void *arg, int out)
 	if (pt_write_str(POISON, pfn))
 		return 13;
 	if (a->l == PMD) {
-		if (inplace_kb(mem) != 0)
+		if (pt_inplace_kb(mem) != 0)
 			return 14;
-		report[0] = inplace_kb(other);
+		report[0] = pt_inplace_kb(other);
 		report[1] = pt_verify(other, osize, 82);
 	} else {
-		report[0] = inplace_kb(mem);
+		report[0] = pt_inplace_kb(mem);
 		report[1] = pt_verify_range(mem, 0, victim, 81) +
 			    pt_verify_range(mem, victim + PT_PAGE_SIZE,
 					    size - victim - PT_PAGE_SIZE, 81);
@@ -168,10 +135,9 @@ static int poison_child(void *arg, int out)
 	return pt_verify_range(mem, victim, PT_PAGE_SIZE, 81) ? 16 : 17;
 }
 
-static void case_poison(enum level l)
+static void case_poison(const struct pt_level *l)
 {
-	const char *revert = l == PMD ? "pmswap_inplace_revert" :
-					"pmswap_inplace_pte_revert";
+	const char *revert = l->revert;
 	/* in place after: the other 8 MiB region, or the other 63 pages */
 	long want = l == PMD ? 8192 : 63 * 4;
 	struct poison_arg a = { .l = l };
@@ -182,7 +148,7 @@ static void case_poison(enum level l)
 	snprintf(path, sizeof(path), "%s/phys_start", dev.dir);
 	if (pt_read_str(path, buf, sizeof(buf)) || !pt_path_exists(POISON)) {
 		ksft_test_result_fail("poison (%s): no phys_start or hwpoison-inject\n",
-				      level_name[l]);
+				      l->name);
 		return;
 	}
 	a.phys0 = strtoul(buf, NULL, 0);
@@ -196,7 +162,7 @@ static void case_poison(enum level l)
 			 notices1 == notices0 + 1 && pt_vmstat(revert) > un0 &&
 			 report[0] == want && report[1] == 0,
 			 "poison (%s): mapping reverted (%s +%ld), owner got SIGBUS (%s %d), %ld notice(s); the rest still in place (%ld kB), %ld bad pages\n",
-			 level_name[l], revert, pt_vmstat(revert) - un0,
+			 l->name, revert, pt_vmstat(revert) - un0,
 			 WIFSIGNALED(st) ? "signal" : "exit code",
 			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
 			 notices1 - notices0, report[0], report[1]);
@@ -204,7 +170,7 @@ static void case_poison(enum level l)
 
 static const struct {
 	const char *name;
-	void (*fn)(enum level l);
+	void (*fn)(const struct pt_level *l);
 } cases[] = {
 	/* on a clean device first: poison is for good */
 	{ "swapoff", case_swapoff },
@@ -230,7 +196,8 @@ int main(void)
 		ksft_exit_fail_perror("sched_setaffinity");
 
 	ksft_set_plan(2 * ARRAY_SIZE(cases));
-	set_policy("read");
+	if (pt_write_str(dev.policy, "read"))
+		ksft_exit_fail_msg("cannot set policy read\n");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		cases[i].fn(PMD);
 		cases[i].fn(PTE);

@@ -109,6 +109,60 @@ long pt_swap_out_filled(void *p, size_t size, uint64_t seed)
 	return pt_smaps_kb(p, "Swap");
 }
 
+const struct pt_level pt_level_pmd = {
+	.name = "PMD", .unit = PT_PMD_SIZE,
+	.map = "pmswap_inplace_map",
+	.promote = "pmswap_inplace_promote",
+	.revert = "pmswap_inplace_revert",
+	.now = "inplace_mapped_now",
+	.swapped = "SwapPmdMapped", .dram = "AnonHugePages",
+	.exact = true,
+};
+
+const struct pt_level pt_level_pte = {
+	.name = "PTE", .unit = PT_PAGE_SIZE,
+	.map = "pmswap_inplace_pte_map",
+	.promote = "pmswap_inplace_pte_promote",
+	.revert = "pmswap_inplace_pte_revert",
+	.now = "inplace_pte_mapped_now",
+	.swapped = "Swap", .dram = "Anonymous",
+	.exact = false,
+};
+
+void *pt_level_alloc(const struct pt_level *l, size_t size)
+{
+	return l == &pt_level_pmd ? pt_alloc_thp(size) : pt_alloc_small(size);
+}
+
+void pt_level_free(const struct pt_level *l, void *p, size_t size)
+{
+	if (l == &pt_level_pmd)
+		pt_free_thp(p, size);
+	else
+		pt_free_small(p, size);
+}
+
+void *pt_level_swapped(const struct pt_level *l, size_t size, uint64_t seed)
+{
+	void *p = pt_level_alloc(l, size);
+
+	if (!p)
+		return NULL;
+	if (pt_swap_out_filled(p, size, seed) < 0) {
+		pt_level_free(l, p, size);
+		return NULL;
+	}
+	if (pt_smaps_kb(p, l->swapped) != (long)(size >> 10))
+		printf("# only %ld of %zu kB in %s\n",
+		       pt_smaps_kb(p, l->swapped), size >> 10, l->swapped);
+	return p;
+}
+
+long pt_inplace_kb(const void *p)
+{
+	return pt_smaps_kb(p, "PmswapInPlace");
+}
+
 /*
  * A 4 KiB page faulted in waits in a per-CPU batch before it reaches the
  * LRU, and MADV_PAGEOUT drains only the batch of the CPU it runs on: it

@@ -44,6 +44,35 @@ void pt_free_small(void *p, size_t size);
  */
 long pt_swap_out_filled(void *p, size_t size, uint64_t seed);
 
+/*
+ * The two levels of mapping in place: a THP's 2 MiB extent by one PMD,
+ * 4 KiB slots by PTEs. What a test reads and allocates differs by level.
+ */
+struct pt_level {
+	const char *name;	/* "PMD", "PTE" */
+	size_t unit;		/* bytes per map, promote or revert event */
+	const char *map;	/* vmstat events */
+	const char *promote;
+	const char *revert;
+	const char *now;	/* stats/ file: units mapped in place now */
+	const char *swapped;	/* smaps: what a swapped-out region is in */
+	const char *dram;	/* smaps: what it is in once back in DRAM */
+	bool exact;		/* vmstat deltas exact, or lower bounds (other
+				 * processes' small pages move too) */
+};
+extern const struct pt_level pt_level_pmd, pt_level_pte;
+/* pt_alloc_thp() or pt_alloc_small(), by level; NULL on failure */
+void *pt_level_alloc(const struct pt_level *l, size_t size);
+void pt_level_free(const struct pt_level *l, void *p, size_t size);
+/*
+ * A region at level @l filled with @seed's pattern and swapped out
+ * (pt_swap_out_filled()); says so on stdout, as a TAP comment, when not
+ * all of it went to @l->swapped. NULL if mmap or MADV_PAGEOUT failed.
+ */
+void *pt_level_swapped(const struct pt_level *l, size_t size, uint64_t seed);
+/* kB of @p's VMA mapped in place (smaps PmswapInPlace) */
+long pt_inplace_kb(const void *p);
+
 /* --- data patterns --- */
 void pt_fill(void *p, size_t size, uint64_t seed);
 /* Number of 4 KiB pages whose content differs from pt_fill(seed). */
