@@ -131,7 +131,7 @@ $(TESTBIN)/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) $(PRISTINE)/.pmswap-extract
 testprogs: $(FEATURE_BINS) $(PROG_BINS) $(FUZZ_BINS)
 
 # --- user-space tools -------------------------------------------------------
-TOOL_SRCS := $(addprefix tools/pmswap/,pmswap.c util.c namespace.c setup.c status.c off.c run.c persist.c)
+TOOL_SRCS := $(addprefix tools/pmswap/,pmswap.c util.c namespace.c dax.c setup.c status.c off.c run.c persist.c)
 $(TOOLBIN)/pmswap: $(TOOL_SRCS) tools/pmswap/pmswap.h | deps
 	@mkdir -p $(TOOLBIN)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $(TOOL_SRCS) -lndctl -luuid -ljson-c

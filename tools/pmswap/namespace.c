@@ -40,18 +40,21 @@ const char *ns_blockdev(struct ndctl_namespace *ndns)
 }
 
 /*
- * The UUID "ndctl list" shows for @ndns: that of its fsdax (pfn) device,
- * written in the pfn info block on the media, or else the one in the
+ * The UUID "ndctl list" shows for @ndns: that of its fsdax (pfn) or devdax
+ * device, written in the info block on the media, or else the one in the
  * namespace's label (@raw: always the label's). False if it has none (a
  * namespace without labels).
  */
 bool ns_uuid(struct ndctl_namespace *ndns, bool raw, char out[37])
 {
 	struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
+	struct ndctl_dax *dax = ndctl_namespace_get_dax(ndns);
 	uuid_t uu;
 
 	if (pfn && !raw)
 		ndctl_pfn_get_uuid(pfn, uu);
+	else if (dax && !raw)
+		ndctl_dax_get_uuid(dax, uu);
 	else
 		ndctl_namespace_get_uuid(ndns, uu);
 	if (uuid_is_null(uu))

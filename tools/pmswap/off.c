@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmswap off: swapoff one device (or the block device of a namespace,
- * named or by UUID), or every swap device on pmem; --persist also removes
- * the boot unit (persist.c).
+ * named or by UUID, or of a device-dax instance), or every swap device on
+ * pmem; --persist also removes the boot unit (persist.c). An instance
+ * stays with dax_swap: "swapon /dev/daxswapN.M" takes it back.
  *
  * Copyright (C) 2026 pmswap developers
  */
@@ -18,14 +19,23 @@
 
 #include "pmswap.h"
 
-/* "/dev/pmemN" for @which: a device, or a namespace's block device */
+/*
+ * "/dev/pmemN" for @which: a device, or a namespace's block device;
+ * "/dev/daxswapN.M" for a device-dax instance or its devdax namespace
+ */
 static void off_target(const char *which, char *want, size_t len)
 {
 	struct ndctl_namespace *ndns = NULL;
 	struct ndctl_ctx *ctx;
+	char inst[64];
+	int rc;
 
+	if (!dax_resolve(which, inst, sizeof(inst), true)) {
+		snprintf(want, len, "/dev/daxswap%s", inst + 3);
+		return;
+	}
 	/* libndctl only to turn a namespace name or UUID into a device */
-	int rc = ndctl_new(&ctx);
+	rc = ndctl_new(&ctx);
 
 	if (rc)
 		err("cannot open libndctl: %s\n", strerror(-rc));
@@ -82,7 +92,7 @@ int cmd_off(const struct command *cmd, int argc, char **argv)
 		const char *blk = strrchr(sw[i].dev, '/');
 
 		blk = blk ? blk + 1 : sw[i].dev;
-		if (which ? strcmp(sw[i].dev, want) : strncmp(blk, "pmem", 4))
+		if (which ? strcmp(sw[i].dev, want) : !is_swap_blk(blk))
 			continue;
 		done++;
 		if (swapoff(sw[i].dev)) {

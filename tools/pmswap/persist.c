@@ -12,6 +12,11 @@
  * sets the policy. A volatile target (memmap= pmem) loses that info
  * block at reboot and is not supported. There is one unit.
  *
+ * A device-dax instance (setup --dax) is recorded the same way, by the
+ * UUID of its devdax namespace if it has one, else by its name (daxN.M,
+ * stable while the regions are); at boot the unit hands it to dax_swap
+ * again.
+ *
  * At boot the unit waits for the namespace itself (setup --wait), after
  * udev's coldplug trigger, rather than for every device to settle
  * (systemd-udev-settle is deprecated). Every word of its command lines is
@@ -93,9 +98,10 @@ static bool unit_word(FILE *f, const char *word, bool exe)
 
 /*
  * @id: how the unit finds the namespace at boot, its UUID (or, for a
- * namespace without labels, its name)
+ * namespace without labels, its name); with @dax, the device-dax instance
+ * (setup --dax): its namespace's UUID, or the instance's name
  */
-int persist_write(const char *id, int prio, const char *policy)
+int persist_write(const char *id, bool dax, int prio, const char *policy)
 {
 	char exe[512], path[600], tmp[620], link[640], dir[620];
 	const char *d = unit_dir();
@@ -139,7 +145,7 @@ int persist_write(const char *id, int prio, const char *policy)
 		"RemainAfterExit=yes\n"
 		"ExecStart=");
 	ok = unit_word(f, exe, true);
-	fprintf(f, " setup --namespace ");
+	fprintf(f, dax ? " setup --dax " : " setup --namespace ");
 	ok = ok && unit_word(f, id, false);
 	fprintf(f, " --wait %d%s%s\nExecStop=", PERSIST_WAIT, prio_opt,
 		policy_opt);

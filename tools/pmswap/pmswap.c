@@ -2,7 +2,7 @@
 /*
  * pmswap - set up, inspect and turn off swap on persistent memory.
  *
- *   pmswap setup [--region R | --namespace N] [--size S] [--priority P] ...
+ *   pmswap setup [--region R | --namespace N | --dax I] [--size S] ...
  *   pmswap status [--json | --prometheus]
  *   pmswap off [DEVICE | NAMESPACE] [--persist]
  *   pmswap run --memory-max SIZE ... -- CMD [ARG...]
@@ -32,6 +32,7 @@
 static const struct cmd_option setup_opts[] = {
 	{ "region", 'r', "REGION", "create the namespace in REGION (default: the first pmem region with room)" },
 	{ "namespace", 'n', "NAMESPACE", "use this fsdax namespace: a name, a pmem device or its UUID" },
+	{ "dax", 'd', "INSTANCE", "hand this device-dax instance (daxN.M, or its devdax namespace) to dax_swap and swap on it" },
 	{ "size", 's', "SIZE", "size of a new namespace, K, M, G suffixes (default: the largest free extent)" },
 	{ "priority", 'p', "PRIO", "swap priority, 0 to 32767 (default: the kernel's)" },
 	{ "policy", 'o', "POLICY", "map-in-place policy of the device: never, read or always" },
@@ -66,11 +67,13 @@ static const struct cmd_option run_opts[] = {
 };
 
 static const struct command commands[] = {
-	{ "setup", "[--region REGION | --namespace NAMESPACE] [OPTIONS]",
-	  "use or create a 2 MiB-aligned fsdax namespace and swap on it",
-	  "Without --namespace an unused fsdax namespace named \"pmswap\" is reused,\n"
-	  "else one is created. Refuses a namespace that is active swap or holds a\n"
-	  "filesystem unless --force; never touches a mounted one. Needs root.",
+	{ "setup", "[--region REGION | --namespace NAMESPACE | --dax INSTANCE] [OPTIONS]",
+	  "use or create a 2 MiB-aligned fsdax namespace, or a device-dax instance, and swap on it",
+	  "Without --namespace or --dax an unused fsdax namespace named \"pmswap\" is\n"
+	  "reused, else one is created. --dax takes a device-dax instance from\n"
+	  "device_dax (never one mapped by a process, nor one online as system RAM)\n"
+	  "and swaps on /dev/daxswapN.M. Refuses a target that is active swap or\n"
+	  "holds a filesystem unless --force; never touches a mounted one. Needs root.",
 	  setup_opts, false, cmd_setup },
 	{ "status", "[--json | --prometheus]",
 	  "list pmem swap devices: size, use, extents, I/O path, counters",

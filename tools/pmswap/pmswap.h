@@ -123,8 +123,31 @@ struct ndctl_namespace *ns_find_blockdev(struct ndctl_ctx *ctx, const char *blk)
 const char *ns_unsuitable(struct ndctl_namespace *ndns);
 struct ndctl_region *region_find(struct ndctl_ctx *ctx, const char *name);
 
+/* --- dax.c: device-dax instances through the dax_swap driver --- */
+
+/* "daxN.M"? */
+bool dax_name_ok(const char *name);
+/* "daxswapN.M" -> "daxN.M"; false for another name */
+bool dax_blk_instance(const char *blk, char *inst, size_t len);
+/* a block device pmswap swaps on: pmemN or daxswapN.M */
+bool is_swap_blk(const char *blk);
+/* the NVDIMM namespace an instance belongs to; false if none */
+bool dax_namespace(const char *inst, char *ns, size_t len);
+/* the region an instance is in ("region0"; "?" if unknown) */
+void dax_region(const char *inst, char *region, size_t len);
+/* an instance, its /dev/daxswapN.M, or a devdax namespace -> "daxN.M" */
+int dax_resolve(const char *name, char *inst, size_t len, bool quiet);
+/* is the instance (or namespace) there yet? for setup --dax --wait */
+bool dax_present(const char *name);
+/* hand an instance to dax_swap; @prev: the driver it had */
+int dax_to_swap(const char *inst, char *blk, size_t len, char *prev,
+		size_t plen);
+/* give it back to that driver */
+void dax_give_back(const char *inst, const char *prev);
+
 /* --- persist.c: write and enable, or remove, pmswap.service --- */
-int persist_write(const char *id, int prio, const char *policy);
+/* @id: a namespace (setup --namespace ID) or, @dax, an instance (--dax) */
+int persist_write(const char *id, bool dax, int prio, const char *policy);
 int persist_remove(void);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmswap setup: use (or create) an fsdax namespace with 2 MiB alignment on
- * persistent memory, write a swap signature on it (util-linux mkswap) and
+ * persistent memory, or hand a device-dax instance to the dax_swap driver
+ * (--dax, dax.c), write a swap signature on it (util-linux mkswap) and
  * enable it as swap (swapon(2)); optionally set its map-in-place policy
  * and record all of it for the next boot (persist.c).
  *
@@ -28,16 +29,18 @@
 #endif
 
 struct setup_args {
-	const char *region, *ns, *policy;
+	const char *region, *ns, *dax, *policy;
 	unsigned long long size;
 	int prio, wait;
 	bool force, persist;
 };
 
 struct target {
-	struct ndctl_namespace *ndns;
+	struct ndctl_namespace *ndns;	/* NULL for a device-dax instance */
 	struct ndctl_region *region;
-	char blk[64];		/* "pmem0" */
+	char blk[64];		/* "pmem0", "daxswap0.0" */
+	char name[64];		/* "namespace0.0", "dax0.0" */
+	char region_name[64];	/* "region0" */
 };
 
 /* Is the target in use: mounted (always refused), swap or holding a filesystem? */
@@ -50,7 +53,7 @@ static int check_busy(struct target *t, bool force, bool *was_swap)
 	*was_swap = false;
 	if (is_mounted(dev)) {
 		err("%s (%s) is mounted; unmount it first, pmswap will not overwrite a mounted filesystem\n",
-		    dev, ndctl_namespace_get_devname(t->ndns));
+		    dev, t->name);
 		return EXIT_REFUSED;
 	}
 	if (is_active_swap(dev)) {
@@ -64,7 +67,7 @@ static int check_busy(struct target *t, bool force, bool *was_swap)
 	fs = fs_signature(dev);
 	if (fs && !force) {
 		err("%s (%s) holds a %s filesystem; use --force to overwrite it\n",
-		    dev, ndctl_namespace_get_devname(t->ndns), fs);
+		    dev, t->name, fs);
 		return EXIT_REFUSED;
 	}
 	return EXIT_OK;
@@ -172,6 +175,12 @@ static int target_named(struct ndctl_ctx *ctx, const char *name, struct target *
 	}
 	t->region = ndctl_namespace_get_region(t->ndns);
 	why = ns_unsuitable(t->ndns);
+	if (why && ndctl_namespace_get_dax(t->ndns)) {
+		err("%s is a devdax namespace; swap on it with 'pmswap setup --dax %s'\n",
+		    ndctl_namespace_get_devname(t->ndns),
+		    ndctl_namespace_get_devname(t->ndns));
+		return EXIT_REFUSED;
+	}
 	if (why) {
 		err("%s is not usable as pmem swap: %s (mode %s); recreate it with 'ndctl create-namespace -f -e %s -m fsdax --align 2M'\n",
 		    ndctl_namespace_get_devname(t->ndns), why,
@@ -241,12 +250,13 @@ static int target_pick(struct ndctl_ctx *ctx, const struct setup_args *a,
 }
 
 /* setup --wait: a fresh libndctl context per look, it reads sysfs once */
-static struct ndctl_ctx *wait_for(struct ndctl_ctx *ctx, const char *name, int secs)
+static struct ndctl_ctx *wait_for(struct ndctl_ctx *ctx, const char *name,
+				   bool dax, int secs)
 {
 	struct timespec t0, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!ns_present(ctx, name)) {
+	while (dax ? !dax_present(name) : !ns_present(ctx, name)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((now.tv_sec - t0.tv_sec) * 1000LL +
 		    (now.tv_nsec - t0.tv_nsec) / 1000000 >= secs * 1000LL)
@@ -264,16 +274,36 @@ static struct ndctl_ctx *wait_for(struct ndctl_ctx *ctx, const char *name, int s
 static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 {
 	struct target t = { 0 };
-	char dev[80], sys[160];
+	char dev[80], sys[160], prev[64] = "";
 	bool was_swap;
 	int rc, flags = 0;
 
-	rc = a->ns ? target_named(ctx, a->ns, &t) : target_pick(ctx, a, &t);
-	if (rc)
-		return rc;
+	if (a->dax) {
+		rc = dax_resolve(a->dax, t.name, sizeof(t.name), false);
+		if (rc)
+			return rc;
+		rc = dax_to_swap(t.name, t.blk, sizeof(t.blk), prev,
+				 sizeof(prev));
+		if (rc)
+			return rc;
+		dax_region(t.name, t.region_name, sizeof(t.region_name));
+	} else {
+		rc = a->ns ? target_named(ctx, a->ns, &t) :
+			     target_pick(ctx, a, &t);
+		if (rc)
+			return rc;
+		snprintf(t.name, sizeof(t.name), "%s",
+			 ndctl_namespace_get_devname(t.ndns));
+		snprintf(t.region_name, sizeof(t.region_name), "%s",
+			 ndctl_region_get_devname(t.region));
+	}
 	rc = check_busy(&t, a->force, &was_swap);
-	if (rc)
+	if (rc) {
+		/* leave an instance with the driver it had */
+		if (a->dax)
+			dax_give_back(t.name, prev);
 		return rc;
+	}
 	snprintf(dev, sizeof(dev), "/dev/%s", t.blk);
 	if (was_swap && swapoff(dev)) {
 		err("swapoff %s: %s\n", dev, strerror(errno));
@@ -298,18 +328,30 @@ static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 	snprintf(sys, sizeof(sys), SYS_PMEM "/%s", t.blk);
 	if (!access(sys, F_OK))
 		printf("%s (%s, %s) is pmem swap: data moves through the DAX mapping, 2 MiB-aligned extents\n",
-		       dev, ndctl_namespace_get_devname(t.ndns),
-		       ndctl_region_get_devname(t.region));
+		       dev, t.name, t.region_name);
 	else if (!access(SYS_PMEM, F_OK))
 		printf("%s (%s) is swap through the block layer: the kernel did not take it as pmem swap (its console says why)\n",
-		       dev, ndctl_namespace_get_devname(t.ndns));
+		       dev, t.name);
 	else
 		printf("%s (%s) is swap through the block layer: this kernel has no pmswap pmem backend\n",
-		       dev, ndctl_namespace_get_devname(t.ndns));
+		       dev, t.name);
 	if (a->policy) {
 		rc = setup_policy(t.blk, a->policy);
 		if (rc)
 			return rc;
+	}
+	if (a->persist && a->dax) {
+		char ns[64], uu[37];
+		struct ndctl_namespace *ndns;
+
+		/* an NVDIMM devdax namespace by its UUID, else the instance */
+		ndns = dax_namespace(t.name, ns, sizeof(ns)) ?
+		       ns_find(ctx, ns) : NULL;
+		if (ndns && ns_uuid(ndns, false, uu))
+			return persist_write(uu, true, a->prio, a->policy);
+		printf("%s belongs to no namespace with a UUID: the unit names it by its instance name\n",
+		       t.name);
+		return persist_write(t.name, true, a->prio, a->policy);
 	}
 	if (a->persist) {
 		char uu[37];
@@ -320,11 +362,11 @@ static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 		 * same as long as the regions do.
 		 */
 		if (ns_uuid(t.ndns, false, uu))
-			return persist_write(uu, a->prio, a->policy);
+			return persist_write(uu, false, a->prio, a->policy);
 		printf("%s has no UUID (no labels): the unit names it by its device name\n",
 		       ndctl_namespace_get_devname(t.ndns));
-		return persist_write(ndctl_namespace_get_devname(t.ndns), a->prio,
-				     a->policy);
+		return persist_write(ndctl_namespace_get_devname(t.ndns), false,
+				     a->prio, a->policy);
 	}
 	return EXIT_OK;
 }
@@ -341,6 +383,7 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 		switch (c) {
 		case 'r': a.region = optarg; break;
 		case 'n': a.ns = optarg; break;
+		case 'd': a.dax = optarg; break;
 		case 's':
 			if (parse_size(optarg, &a.size)) {
 				err("bad size '%s' (examples: 512M, 1G)\n", optarg);
@@ -382,12 +425,16 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 		err("unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (a.region && a.ns) {
-		err("give --region or --namespace, not both\n");
+	if (!!a.region + !!a.ns + !!a.dax > 1) {
+		err("give one of --region, --namespace and --dax\n");
 		return EXIT_USAGE;
 	}
-	if (a.wait && !a.ns) {
-		err("--wait is for 'setup --namespace'\n");
+	if (a.dax && a.size) {
+		err("--size is for a new namespace; --dax uses the whole instance\n");
+		return EXIT_USAGE;
+	}
+	if (a.wait && !a.ns && !a.dax) {
+		err("--wait is for 'setup --namespace' and 'setup --dax'\n");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
@@ -400,7 +447,7 @@ int cmd_setup(const struct command *cmd, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (a.wait) {
-		ctx = wait_for(ctx, a.ns, a.wait);
+		ctx = wait_for(ctx, a.dax ? a.dax : a.ns, a.dax, a.wait);
 		if (!ctx)
 			return EXIT_FAIL;
 	}

@@ -65,19 +65,29 @@ static struct json_object *device_json(struct ndctl_ctx *ctx,
 {
 	struct json_object *o = json_object_new_object(), *st;
 	struct ndctl_namespace *ndns = ctx ? ns_find_blockdev(ctx, blk) : NULL;
-	char path[320], buf[64], uu[37];
-	bool pmem;
+	char path[320], buf[64], uu[37], inst[64], ns[64], region[64];
+	bool pmem, dax = dax_blk_instance(blk, inst, sizeof(inst));
 
+	/* a device-dax instance: its devdax namespace, if it has one */
+	if (dax && ctx && dax_namespace(inst, ns, sizeof(ns)))
+		ndns = ns_find(ctx, ns);
 	json_object_object_add(o, "swap", json_object_new_string(sw->dev));
 	json_object_object_add(o, "blockdev", json_object_new_string(blk));
-	json_object_object_add(o, "dev", json_object_new_string(ndns ?
-			       ndctl_namespace_get_devname(ndns) : "?"));
-	json_object_object_add(o, "mode", json_object_new_string(ndns ?
-			       ns_mode_name(ndns) : "?"));
+	json_object_object_add(o, "dev", json_object_new_string(dax ? inst :
+			       ndns ? ndctl_namespace_get_devname(ndns) : "?"));
+	if (dax && ndns)
+		json_object_object_add(o, "namespace", json_object_new_string(
+				       ndctl_namespace_get_devname(ndns)));
+	json_object_object_add(o, "mode", json_object_new_string(dax ? "devdax" :
+			       ndns ? ns_mode_name(ndns) : "?"));
 	if (ndns && ns_uuid(ndns, false, uu))
 		json_object_object_add(o, "uuid", json_object_new_string(uu));
-	json_object_object_add(o, "region", json_object_new_string(ndns ?
-			       ndctl_region_get_devname(ndctl_namespace_get_region(ndns)) : "?"));
+	if (dax)
+		dax_region(inst, region, sizeof(region));
+	else
+		snprintf(region, sizeof(region), "%s", ndns ?
+			 ndctl_region_get_devname(ndctl_namespace_get_region(ndns)) : "?");
+	json_object_object_add(o, "region", json_object_new_string(region));
 	json_object_object_add(o, "size", json_object_new_int64(sw->size_kb << 10));
 	json_object_object_add(o, "used", json_object_new_int64(sw->used_kb << 10));
 	json_object_object_add(o, "priority", json_object_new_int(sw->prio));
@@ -109,7 +119,7 @@ static struct json_object *status_json(struct ndctl_ctx *ctx)
 		const char *blk = strrchr(sw[i].dev, '/');
 
 		blk = blk ? blk + 1 : sw[i].dev;
-		if (!strncmp(blk, "pmem", 4))
+		if (is_swap_blk(blk))
 			json_object_array_add(devs, device_json(ctx, &sw[i], blk));
 	}
 	json_object_object_add(o, "devices", devs);

@@ -9,7 +9,8 @@
 # arguments, missing devices, no permission, busy or filesystem-holding
 # namespaces), and that swapon on a namespace pmswap cannot use as pmem
 # swap (raw, sector, devdax, 4 KiB aligned) falls back to block swap with
-# one console line, or fails with the kernel's error for devdax.
+# one console line, or fails with the kernel's error for devdax; and
+# "pmswap setup --dax" on a devdax namespace's instance (dax_swap).
 set -u
 n=0
 fail=0
@@ -327,11 +328,84 @@ fi
 
 if create_ns -m devdax --align 2M -s 64M; then
 	expect 4 "setup on a devdax namespace refused" pmswap setup --namespace "$ns"
+	has "setup --dax"; ok $? "message points to setup --dax"
 	swapon "/dev/$blk" 2>/dev/null
 	[ $? != 0 ]; ok $? "swapon on devdax $blk fails (not a block device)"
 	destroy_ns "$ns"
 else
-	ok 1 "devdax: create"; ok 1 "-"
+	ok 1 "devdax: create"; ok 1 "-"; ok 1 "-"
+fi
+
+# --- setup --dax: a device-dax instance handed to dax_swap ---
+drvof() { basename "$(readlink "/sys/bus/dax/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
+expect 3 "setup --dax on no such instance" pmswap setup --dax dax9.9
+expect 3 "setup --dax on a name that is no instance nor namespace" pmswap setup --dax frob
+expect 2 "setup --dax with --size" pmswap setup --dax dax0.0 --size 32M
+expect 2 "setup --dax and --namespace together" pmswap setup --dax dax0.0 --namespace namespace0.0
+if create_ns -m devdax --align 2M -s 64M -n dax; then
+	inst=$blk daxns=$ns dblk=daxswap${blk#dax}
+	daxuuid=$(ndctl list -N -n "$daxns" 2>/dev/null | sed -n 's/.*"uuid":"\([^"]*\)".*/\1/p' | head -1)
+	echo "# devdax namespace $daxns: instance $inst, uuid $daxuuid"
+	/pmswap/bin/mmap_hold "/dev/$inst" > /tmp/hold.out 2>&1 &
+	hold=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do grep -q mapped /tmp/hold.out && break; sleep 1; done
+	expect 4 "setup --dax on an instance a process maps refused" pmswap setup --dax "$inst"
+	has "mapped by process $hold"; ok $? "message names the process ($hold)"
+	[ "$(drvof "$inst")" = device_dax ]; ok $? "$inst stays with device_dax ($(drvof "$inst"))"
+	kill $hold; wait $hold 2>/dev/null
+	# a filesystem on it: refused, and given back to device_dax
+	echo "$inst" > /sys/bus/dax/drivers/device_dax/unbind &&
+		echo "$inst" > /sys/bus/dax/drivers/dax_swap/new_id &&
+		mke2fs -q "/dev/$dblk" >/dev/null 2>&1 &&
+		echo "$inst" > /sys/bus/dax/drivers/dax_swap/unbind &&
+		echo "$inst" > /sys/bus/dax/drivers/dax_swap/remove_id &&
+		echo "$inst" > /sys/bus/dax/drivers/device_dax/bind
+	ok $? "ext2 written on $inst through dax_swap by hand, $inst back with device_dax"
+	expect 4 "setup --dax on an instance holding ext2 refused" pmswap setup --dax "$inst"
+	has "holds a ext2/3/4 filesystem"; ok $? "message names the filesystem"
+	[ "$(drvof "$inst")" = device_dax ] && [ ! -e "/dev/$dblk" ]
+	ok $? "refused: $inst given back to device_dax ($(drvof "$inst")), no /dev/$dblk"
+	expect 0 "setup --dax $daxns --force --policy always: by namespace" pmswap setup --dax "$daxns" --force --policy always
+	has "handed from device_dax to dax_swap: /dev/$dblk" && has "/dev/$dblk ($inst, region0) is pmem swap"
+	ok $? "setup says it handed $inst to dax_swap and that /dev/$dblk is pmem swap"
+	grep -q "^/dev/$dblk " /proc/swaps && grep -q '\[always\]' "$sysdir/$dblk/inplace"
+	ok $? "/dev/$dblk is swap, policy always"
+	/pmswap/bin/roundtrip -s 32 > /tmp/rt.out 2>&1
+	rt=$?; sed 's/^/# /' /tmp/rt.out
+	[ $rt = 0 ] && grep -q "^verify_bad_pages 0$" /tmp/rt.out && grep -q "^swapped_kb 32768$" /tmp/rt.out
+	ok $? "32 MiB THP round trip through /dev/$dblk: all swapped, data intact"
+	expect 0 "status --json" pmswap status --json
+	has "\"swap\":\"/dev/$dblk\"" && has "\"dev\":\"$inst\"" && has "\"namespace\":\"$daxns\"" &&
+		has '"mode":"devdax"' && has "\"uuid\":\"$daxuuid\"" && has '"region":"region0"' && has '"io":"dax"'
+	ok $? "status --json: /dev/$dblk is $inst of $daxns ($daxuuid), devdax, region0, io dax"
+	expect 0 "off $inst: by instance" pmswap off "$inst"
+	! grep -q "^/dev/$dblk " /proc/swaps && [ "$(drvof "$inst")" = dax_swap ]
+	ok $? "swapped off; $inst stays with dax_swap"
+	units=/tmp/units-dax
+	rm -rf $units; mkdir -p $units
+	expect 0 "setup --dax $inst --persist: instance already with dax_swap" \
+		env PMSWAP_SYSTEMD_DIR=$units pmswap setup --dax "$inst" --priority 3 --persist
+	start=$(sed -n 's/^ExecStart=//p' $units/pmswap.service 2>/dev/null)
+	stop=$(sed -n 's/^ExecStop=//p' $units/pmswap.service 2>/dev/null)
+	sed 's/^/# unit: /' $units/pmswap.service 2>/dev/null
+	[ -n "$daxuuid" ] && echo "$start" | grep -q -- "setup --dax \"$daxuuid\" --wait 90 --priority 3$" &&
+		echo "$stop" | grep -q -- "off \"$daxuuid\"$"
+	ok $? "pmswap.service names the instance by its namespace's UUID"
+	unit_run() { eval "set -- $1"; "$@"; }
+	expect 0 "the unit's ExecStop swaps off by UUID" unit_run "$stop"
+	! grep -q "^/dev/$dblk " /proc/swaps; ok $? "no swap on /dev/$dblk after ExecStop"
+	echo "$inst" > /sys/bus/dax/drivers/dax_swap/unbind
+	echo "$inst" > /sys/bus/dax/drivers/device_dax/bind
+	expect 0 "the unit's ExecStart hands it to dax_swap again and swaps on" unit_run "$start"
+	awk -v d="/dev/$dblk" '$1 == d && $5 == 3 { f = 1 } END { exit !f }' /proc/swaps
+	ok $? "after ExecStart: /dev/$dblk is swap with priority 3"
+	expect 0 "off --persist" env PMSWAP_SYSTEMD_DIR=$units pmswap off --persist
+	echo "$inst" > /sys/bus/dax/drivers/dax_swap/unbind
+	echo "$inst" > /sys/bus/dax/drivers/dax_swap/remove_id
+	echo "$inst" > /sys/bus/dax/drivers/device_dax/bind
+	destroy_ns "$daxns"
+else
+	ok 1 "devdax for setup --dax: create"
 fi
 
 # --- known bad blocks at swapon, and the backend switched off ---
