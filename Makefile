@@ -35,7 +35,7 @@ CC         ?= gcc
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	       -I$(REPO)/tests/lib -I$(KSFT) -static -pthread
 TEST_SUMMARIES := host.out.summary config.out.summary feature.out.summary feature-zram.out.summary tools.out.summary \
-		  upstream.out.summary cxl.out.summary feature-debug.out.summary soak.out.summary
+		  upstream.out.summary cxl.out.summary devdax.out.summary feature-debug.out.summary soak.out.summary
 # Expected skips: tests/expected-skips/TAG.txt, made from a run's logs by
 # tests/expected-skips/update.sh LOGDIR. A list that exists is always
 # checked; STRICT_SKIPS=1 also fails a suite that has none. It is on by
@@ -64,7 +64,7 @@ LIB_SRCS     := $(wildcard tests/lib/*.c)
 LIB_HDRS     := $(wildcard tests/lib/*.h)
 
 .PHONY: all deps kernel print-kernel source testprogs tools selftests initramfs \
-	check checkpatch guest-test cxl-test debug-test soak fuzz test run shell upstream-baseline bench profile \
+	check checkpatch guest-test cxl-test devdax-test debug-test soak fuzz test run shell upstream-baseline bench profile \
 	series-check config-check config-test deb-pkg \
 	clean help
 
@@ -173,14 +173,26 @@ check: source
 guest-test: kernel initramfs
 	@rm -f $(LOGS)/feature.out.summary $(LOGS)/feature-zram.out.summary \
 		$(LOGS)/tools.out.summary $(LOGS)/upstream.out.summary \
-		$(LOGS)/cxl.out.summary
+		$(LOGS)/cxl.out.summary $(LOGS)/devdax.out.summary
 	@rc=0; \
 	$(RUNGUEST) -t 1500 feature || rc=1; \
 	PMSWAP_TAG=feature-zram $(RUNGUEST) -t 1500 -s zram feature || rc=1; \
 	$(RUNGUEST) -t 900 -s none tools || rc=1; \
 	$(RUNGUEST) -t 3600 -R -C 4 -b $(REPO)/tests/upstream/stock-failures.txt upstream || rc=1; \
 	$(CXLGUEST) || rc=1; \
+	$(DEVDAXGUEST) || rc=1; \
 	exit $$rc
+
+# A suite with swap on a device-dax instance (issue 19 item 1): the
+# NVDIMM as a devdax namespace, handed from device_dax to the dax_swap
+# driver, swap on /dev/daxswap0.0. make test runs the devdax suite
+# (tests/guest/suites/devdax, about 60 s: the driver's own checks, the
+# round trip, map in place, the regressions, the fuzzer, poison and the
+# unbind under load); DEVDAX_SUITE=feature runs the whole feature suite.
+DEVDAX_SUITE ?= devdax
+DEVDAXGUEST = PMSWAP_TAG=$(if $(filter devdax,$(DEVDAX_SUITE)),devdax,$(DEVDAX_SUITE)-devdax) $(RUNGUEST) -t 2400 -s devdax $(DEVDAX_SUITE)
+devdax-test: kernel initramfs
+	@$(DEVDAXGUEST)
 
 # A suite with swap on CXL persistent memory (QEMU's CXL type-3 device on
 # a q35 machine, a region made with cxl create-region, an fsdax namespace

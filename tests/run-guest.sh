@@ -6,7 +6,8 @@
 #   -i INITRAMFS   initramfs cpio (default: from PMSWAP_INITRAMFS)
 #   -o DIR         where the logs go (default: build/logs)
 #   -t SECONDS     whole-boot timeout (default 1800)
-#   -s SWAP        pmem (default), zram or none
+#   -s SWAP        pmem (default), devdax (dax_swap on a devdax namespace),
+#                  cxl (with -X), zram or none
 #   -m MEM         guest RAM (default 1G)
 #   -a ARGS        extra kernel command-line arguments
 #   -b BASELINE    known stock failures for upstream tests

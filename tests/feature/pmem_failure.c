@@ -46,6 +46,10 @@
  * Then swapoff of the dead device (with the victim alive; by /dev/<disk>,
  * else by a node made with its old device number) must return, and the
  * victim reads again under the same rule.
+ * With swap on a device-dax instance through dax_swap (/dev/daxswapX.Y,
+ * issue 19), the removal is the unbind of daxX.Y from dax_swap, and the
+ * new owner is device_dax, bound to it again: the marker goes in through
+ * /dev/daxX.Y. The rules are the same.
  * The removal also races a fault (issue 14 item 4): the victim reads a
  * THP it has not touched yet, and the kernel's race window "inplace_map"
  * holds that fault after its checks, before it takes the PMD lock to map
@@ -89,6 +93,7 @@
 #define PMEM_KNOBS	"/sys/kernel/mm/pmswap/pmem"
 #define POISON		"/sys/kernel/debug/hwpoison/corrupt-pfn"
 #define ND_PMEM		"/sys/bus/nd/drivers/nd_pmem"
+#define DAX_DRV		"/sys/bus/dax/drivers"
 #define MAGIC		0x4d41524b45523031ULL	/* "MARKER01" */
 #define MARKBYTE	0x5a
 #define MAXREC		8
@@ -983,17 +988,28 @@ static void fill_marker(char *p, size_t size)
 		*(uint64_t *)(p + off) = MAGIC;
 }
 
-/* The freed namespace as devdax, filled with the marker; its range. */
-static int write_marker(const char *ns, unsigned long *start,
+/*
+ * The freed namespace as devdax (or the freed device-dax instance @ns
+ * bound to device_dax again, @devdax), filled with the marker; its range.
+ */
+static int write_marker(const char *ns, bool devdax, unsigned long *start,
 			unsigned long *size)
 {
 	char cmd[256], dev[128];
 	void *p;
 	int fd;
 
-	snprintf(cmd, sizeof(cmd),
-		 "timeout 300 ndctl create-namespace -f -e %s -m devdax 2>&1", ns);
-	run_cmd(cmd);
+	if (devdax) {
+		int err = write_file(DAX_DRV "/device_dax/bind", ns);
+
+		ksft_print_msg("echo %s > %s/device_dax/bind: %s\n", ns,
+			       DAX_DRV, err ? strerror(-err) : "done");
+	} else {
+		snprintf(cmd, sizeof(cmd),
+			 "timeout 300 ndctl create-namespace -f -e %s -m devdax 2>&1",
+			 ns);
+		run_cmd(cmd);
+	}
 	run_cmd("ls -l /dev/dax* /sys/bus/dax/devices/ 2>&1");
 	if (find_devdax(dev, sizeof(dev), size, start) || !*size) {
 		ksft_print_msg("no devdax device after reconfiguration\n");
@@ -1039,34 +1055,46 @@ static void victim_result(const char *what, const struct victim_report *r,
 static void do_unbind(void)
 {
 	char path[PATH_MAX], pfn[64], ns[64], buf[128], sbuf[64];
+	char cmd[PATH_MAX + 32];
 	struct victim_report rep;
 	struct victim_ready rd;
 	unsigned long start = 0, size = 0, phys0;
 	int to_v[2], from_v[2], err, st = -1, i, racer = -1;
-	bool got, races, raced = false;
+	bool got, races, raced = false, devdax;
+	const char *drv, *drv_name;
 	long hits0 = 0;
 	struct stat sb;
 	dev_t rdev = 0;
 	pid_t pid;
 
 	ksft_set_plan(13);
-	/* the namespace's pfn device (fsdax) that nd_pmem drives */
+	/*
+	 * the namespace's pfn device (fsdax) that nd_pmem drives, or the
+	 * device-dax instance that dax_swap drives
+	 */
 	snprintf(path, sizeof(path), "/sys/block/%s/device", disk);
 	if (link_name(path, pfn, sizeof(pfn)))
 		ksft_exit_fail_msg("no %s link\n", path);
+	devdax = !strncmp(pfn, "dax", 3);
+	drv = devdax ? DAX_DRV "/dax_swap" : ND_PMEM;
+	drv_name = strrchr(drv, '/') + 1;
 	snprintf(path, sizeof(path), "/sys/bus/nd/devices/%s/namespace", pfn);
-	if (pt_read_str(path, ns, sizeof(ns)) || !ns[0])
+	if (devdax)
+		snprintf(ns, sizeof(ns), "%s", pfn);
+	else if (pt_read_str(path, ns, sizeof(ns)) || !ns[0])
 		snprintf(ns, sizeof(ns), "namespace0.0");
 	snprintf(path, sizeof(path), "%s/phys_start", dir);
 	phys0 = pt_read_str(path, buf, sizeof(buf)) ? 0 : strtoul(buf, NULL, 0);
 	snprintf(path, sizeof(path), "/dev/%s", disk);
 	if (!stat(path, &sb))
 		rdev = sb.st_rdev;
-	ksft_print_msg("%s: driven by %s (nd_pmem), namespace %s, dev %u:%u, phys_start %#lx\n",
-		       disk, pfn, ns, major(rdev), minor(rdev), phys0);
+	ksft_print_msg("%s: driven by %s (%s), %s %s, dev %u:%u, phys_start %#lx\n",
+		       disk, pfn, drv_name, devdax ? "instance" : "namespace",
+		       ns, major(rdev), minor(rdev), phys0);
 	if (write_file(knob_inplace, "read"))
 		ksft_print_msg("cannot set the in-place policy to read\n");
-	run_cmd("ls /sys/bus/nd/devices/ " ND_PMEM "/ 2>&1");
+	snprintf(cmd, sizeof(cmd), "ls /sys/bus/nd/devices/ %s/ 2>&1", drv);
+	run_cmd(cmd);
 	run_cmd("ndctl list -N 2>&1");
 
 	if (pipe(to_v) || pipe(from_v))
@@ -1110,10 +1138,10 @@ static void do_unbind(void)
 	}
 
 	/* remove the namespace under the swap device */
-	snprintf(path, sizeof(path), ND_PMEM "/unbind");
+	snprintf(path, sizeof(path), "%s/unbind", drv);
 	ksft_print_msg("echo %s > %s\n", pfn, path);
 	err = write_file_timeout(path, pfn, 300);
-	ksft_test_result(!err, "unbind %s from nd_pmem: %s\n", pfn,
+	ksft_test_result(!err, "unbind %s from %s: %s\n", pfn, drv_name,
 			 err ? strerror(-err) : "done");
 	if (races) {
 		long hits1 = pt_race_hits("inplace_map");
@@ -1162,11 +1190,14 @@ static void do_unbind(void)
 			 err ? strerror(-err) : "accepted", buf);
 
 	/* someone else gets the pmem, and writes to all of it */
-	err = write_marker(ns, &start, &size);
+	err = write_marker(ns, devdax, &start, &size);
 	ksft_test_result(!err && start <= phys0 + rd.off_min * PT_PAGE_SIZE &&
 			 start + size > phys0 + (rd.off_max + 1) * PT_PAGE_SIZE - 1,
-			 "freed namespace %s reconfigured as devdax and filled with a marker (%#lx, %lu MiB), covering the victim's slots\n",
-			 ns, start, size >> 20);
+			 "freed %s %s %s and filled with a marker (%#lx, %lu MiB), covering the victim's slots\n",
+			 devdax ? "instance" : "namespace", ns,
+			 devdax ? "bound to device_dax again" :
+				  "reconfigured as devdax",
+			 start, size >> 20);
 
 	/* the victim reads its data */
 	got = write(to_v[1], "g", 1) == 1 &&

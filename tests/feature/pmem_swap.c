@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +29,41 @@
 #include "kselftest.h"
 #include "pmswap_test.h"
 
-#define DEV		"pmem0"
-#define DEVPATH		"/dev/" DEV
-#define DIR		"/sys/kernel/mm/pmswap/pmem/" DEV
-#define STAT		"/sys/block/" DEV "/stat"
+/* the pmem swap device (pmem0, or daxswapN.M on a device-dax instance) */
+static char DEV[64] = "pmem0", DEVPATH[80], DIR[128], STAT[128];
+
+/* The first device pmswap lists, else pmem0 (for the skip message). */
+static void find_dev(void)
+{
+	glob_t g;
+
+	if (!glob("/sys/kernel/mm/pmswap/pmem/*/io", 0, NULL, &g) && g.gl_pathc) {
+		char *end = strrchr(g.gl_pathv[0], '/');
+
+		*end = 0;
+		snprintf(DEV, sizeof(DEV), "%s", strrchr(g.gl_pathv[0], '/') + 1);
+	}
+	globfree(&g);
+	snprintf(DEVPATH, sizeof(DEVPATH), "/dev/%s", DEV);
+	snprintf(DIR, sizeof(DIR), "/sys/kernel/mm/pmswap/pmem/%s", DEV);
+	snprintf(STAT, sizeof(STAT), "/sys/block/%s/stat", DEV);
+}
+
+/* DIR/@file */
+static const char *at(const char *file)
+{
+	static char path[4][192];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/%s", DIR, file);
+	return path[i];
+}
 #define POISON		"/sys/kernel/debug/hwpoison/corrupt-pfn"
 
 static long pmem_stat(const char *key)
 {
-	return pt_stat_key(DIR "/stats", key);
+	return pt_stat_key(at("stats"), key);
 }
 
 /*
@@ -58,21 +85,21 @@ static int stats_layout(char *why, size_t len)
 		"inplace_pte_maps_around", "inplace_slot_records",
 		"inplace_metadata_bytes",
 	};
-	bool inplace = !access(DIR "/inplace", F_OK);
-	char path[96], buf[64], *end;
+	bool inplace = !access(at("inplace"), F_OK);
+	char path[192], buf[64], *end;
 	size_t i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (!inplace && !strncmp(keys[i], "inplace_", 8))
 			break;
-		snprintf(path, sizeof(path), DIR "/stats/%s", keys[i]);
+		snprintf(path, sizeof(path), "%s/stats/%s", DIR, keys[i]);
 		if (pt_read_str(path, buf, sizeof(buf))) {
 			snprintf(why, len, "%s: %s", path, strerror(errno));
 			return -1;
 		}
 		strtol(buf, &end, 10);
 		if (end == buf || *end) {
-			snprintf(why, len, "%s holds '%s', not one number", path, buf);
+			snprintf(why, len, "%.180s holds '%.40s', not one number", path, buf);
 			return -1;
 		}
 	}
@@ -182,21 +209,22 @@ int main(int argc, char **argv)
 	long pages = size / PT_PAGE_SIZE, thps = size / PT_PMD_SIZE;
 	struct trip dax, bio;
 	unsigned long phys0;
-	char buf[64], why[256];
+	char buf[128], why[256];
 	int ret;
 	int huge, st;
 	char *other;
 
 	ksft_print_header();
+	find_dev();
 	if (!pt_path_exists(DIR))
 		ksft_exit_skip("%s is not a pmem swap device (swap here: %s)\n",
 			       DEVPATH, pt_path_exists(DEVPATH) ? "not DAX" : "no pmem");
 	huge = pt_huge_swap_mode() > 0;
 	ksft_set_plan(17);
 
-	ksft_test_result(!pt_read_str(DIR "/io", buf, sizeof(buf)) && !strcmp(buf, "dax"),
+	ksft_test_result(!pt_read_str(at("io"), buf, sizeof(buf)) && !strcmp(buf, "dax"),
 			 "%s is a pmem swap device, io path dax\n", DEVPATH);
-	phys0 = strtoul(pt_read_str(DIR "/phys_start", buf, sizeof(buf)) ? "1" : buf, NULL, 0);
+	phys0 = strtoul(pt_read_str(at("phys_start"), buf, sizeof(buf)) ? "1" : buf, NULL, 0);
 	ksft_test_result(phys0 && phys0 % PT_PMD_SIZE == 0,
 			 "swap area starts 2 MiB aligned at %#lx\n", phys0);
 	ret = stats_layout(why, sizeof(why));
@@ -205,7 +233,8 @@ int main(int argc, char **argv)
 			 pmem_stat("extents_free") <= pmem_stat("extents_total"),
 			 "huge extents: %ld total, %ld free\n",
 			 pmem_stat("extents_total"), pmem_stat("extents_free"));
-	ksft_test_result(!pt_write_str("/sys/block/" DEV "/queue/iostats", "1"),
+	snprintf(buf, sizeof(buf), "/sys/block/%s/queue/iostats", DEV);
+	ksft_test_result(!pt_write_str(buf, "1"),
 			 "block layer statistics of %s on\n", DEV);
 
 	/* DAX path */
@@ -229,7 +258,7 @@ int main(int argc, char **argv)
 			 dax.read);
 
 	/* The same through bios, for comparison: the disk stats must move. */
-	ksft_test_result(!pt_write_str(DIR "/io", "bio"), "io path set to bio\n");
+	ksft_test_result(!pt_write_str(at("io"), "bio"), "io path set to bio\n");
 	if (round_trip(size, 6, &bio))
 		ksft_exit_fail_msg("round trip setup failed\n");
 	ksft_test_result(bio.bad == 0 && bio.written == 0 && bio.read == 0 &&
@@ -237,7 +266,7 @@ int main(int argc, char **argv)
 			 bio.sect_rd >= (long)(size >> 9),
 			 "bio: data intact, %ld sectors written and %ld read by bios, 0 DAX copies\n",
 			 bio.sect_wr, bio.sect_rd);
-	pt_write_str(DIR "/io", "dax");
+	pt_write_str(at("io"), "dax");
 	ksft_print_msg("timing (TCG wall clock, same boot): swap-out dax %.3f s, bio %.3f s, ratio dax/bio %.2f\n",
 		       dax.t_out, bio.t_out, dax.t_out / bio.t_out);
 	ksft_print_msg("timing (TCG wall clock, same boot): read-back dax %.3f s, bio %.3f s, ratio dax/bio %.2f\n",
@@ -245,8 +274,8 @@ int main(int argc, char **argv)
 
 	/* Bad knob values change nothing. */
 	errno = 0;
-	st = pt_write_str(DIR "/io", "fast");
-	ksft_test_result(st && !pt_read_str(DIR "/io", buf, sizeof(buf)) &&
+	st = pt_write_str(at("io"), "fast");
+	ksft_test_result(st && !pt_read_str(at("io"), buf, sizeof(buf)) &&
 			 !strcmp(buf, "dax"),
 			 "io: junk value refused, still dax\n");
 	st = pt_write_str("/sys/kernel/mm/pmswap/pmem/enabled", "maybe");

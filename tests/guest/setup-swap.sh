@@ -1,7 +1,8 @@
 #!/bin/sh
 # Create a 2 MiB-aligned fsdax namespace on the emulated NVDIMM, mkswap it
 # and swapon it, and set THP to "always". Prints TAP as one test program.
-# PMSWAP_SWAP=pmem (default), cxl (CXL persistent memory, run-guest.sh
+# PMSWAP_SWAP=pmem (default), devdax (a devdax namespace driven by
+# dax_swap: /dev/daxswap0.0), cxl (CXL persistent memory, run-guest.sh
 # -X), zram, or none. "--hugetlb N" also reserves
 # N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases);
 # "--no-aslr" turns address space randomisation off, so tests that pick
@@ -37,6 +38,22 @@ make_ns() {
 	ndctl init-labels -f all >/dev/null &&
 	ndctl enable-region all >/dev/null &&
 	ndctl create-namespace -r region0 -m fsdax --align 2M -n pmswap
+}
+
+# devdax: a 2 MiB-aligned devdax namespace (dax0.0, bound to device_dax),
+# handed to dax_swap, which makes it the block device /dev/daxswap0.0
+devdax_ns() {
+	ndctl disable-region all >/dev/null &&
+	ndctl init-labels -f all >/dev/null &&
+	ndctl enable-region all >/dev/null &&
+	ndctl create-namespace -r region0 -m devdax --align 2M -n pmswap &&
+	test -d /sys/bus/dax/devices/dax0.0
+}
+
+to_dax_swap() {
+	echo dax0.0 > /sys/bus/dax/drivers/device_dax/unbind &&
+	echo dax0.0 > /sys/bus/dax/drivers/dax_swap/new_id &&
+	test "$(basename "$(readlink /sys/bus/dax/devices/dax0.0/driver)")" = dax_swap
 }
 
 # CXL (run-guest.sh -X): a pmem region on the type-3 device's memdev in
@@ -76,6 +93,13 @@ pmem)
 	step "fsdax namespace with 2 MiB alignment on region0" make_ns
 	step "/dev/pmem0 exists" test -b /dev/pmem0
 	step "mkswap and swapon /dev/pmem0" sh -c 'mkswap /dev/pmem0 && swapon /dev/pmem0'
+	;;
+devdax)
+	echo "1..$((5 + extra))"
+	step "devdax namespace with 2 MiB alignment on region0 (dax0.0)" devdax_ns
+	step "dax0.0 unbound from device_dax and bound to dax_swap" to_dax_swap
+	step "/dev/daxswap0.0 exists" test -b /dev/daxswap0.0
+	step "mkswap and swapon /dev/daxswap0.0" sh -c 'mkswap /dev/daxswap0.0 && swapon /dev/daxswap0.0'
 	;;
 cxl)
 	echo "1..$((5 + extra))"

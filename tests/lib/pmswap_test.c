@@ -615,7 +615,7 @@ bool pt_swap_on_pmem(void)
 	char buf[4096];
 
 	return !pt_read_str("/proc/swaps", buf, sizeof(buf)) &&
-	       strstr(buf, "\n/dev/pmem");
+	       (strstr(buf, "\n/dev/pmem") || strstr(buf, "\n/dev/daxswap"));
 }
 
 void pt_swapstat_now(struct pt_swapstat *s)

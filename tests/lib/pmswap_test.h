@@ -173,7 +173,7 @@ long pt_swap_held_kb(void);
  */
 long pt_swap_slot_cache_kb(void);
 bool pt_swap_active(void);
-/* Swap is active on a /dev/pmem* device (per /proc/swaps). */
+/* Swap is active on /dev/pmem* or /dev/daxswap* (per /proc/swaps). */
 bool pt_swap_on_pmem(void);
 
 /* A snapshot of the vmstat counters that swap tests look at. */
