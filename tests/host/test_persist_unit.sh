@@ -27,7 +27,7 @@ uuid=0d7f1c4e-3a5b-4c6d-8e9f-0a1b2c3d4e5f
 drv=$tmp/persist-drv
 export PMSWAP_SYSTEMD_DIR=$tmp/units
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 gcc -Wall -Wextra -Werror -I "$repo/tools/pmswap" -o "$drv" \
 	"$repo/tests/host/lib/persist-drv.c" "$repo/tools/pmswap/persist.c"
 t $? "persist.c builds on its own, warning-free"
@@ -50,6 +50,10 @@ verify
 t $? "systemd-analyze verify accepts the unit, no warning (exit $rc)"
 "$drv" write $uuid -1 > /dev/null 2>&1 && grep -qx "ExecStart=\"$drv\" setup --namespace \"$uuid\" --wait 90" "$unit"
 t $? "without priority and policy, ExecStart has neither"
+"$drv" write-dax dax0.0 2 never > /dev/null 2>&1 &&
+	grep -qx "ExecStart=\"$drv\" setup --dax \"dax0.0\" --wait 90 --priority 2 --policy never" "$unit" &&
+	grep -qx "ExecStop=\"$drv\" off \"dax0.0\"" "$unit"
+t $? "a device-dax instance: ExecStart is setup --dax with it, ExecStop swaps it off"
 # a program path with a space, a specifier and a dollar: systemd must find
 # the program (verify checks that it is executable)
 odd="$tmp/opt/pm swap 100% \$HOME"
