@@ -32,12 +32,17 @@
 #define DAX_SWAP	SYS_DAX "/drivers/dax_swap"
 #define DEVICE_DAX	SYS_DAX "/drivers/device_dax"
 
+/* exactly "dax%u.%u" as the kernel prints it (no sign, space or 0 pad) */
 bool dax_name_ok(const char *name)
 {
 	unsigned int region, id;
-	char end;
+	char canon[64];
 
-	return sscanf(name, "dax%u.%u%c", &region, &id, &end) == 2;
+	if (strlen(name) >= sizeof(canon) ||
+	    sscanf(name, "dax%u.%u", &region, &id) != 2)
+		return false;
+	snprintf(canon, sizeof(canon), "dax%u.%u", region, id);
+	return !strcmp(canon, name);
 }
 
 bool dax_blk_instance(const char *blk, char *inst, size_t len)
@@ -136,6 +141,14 @@ int dax_resolve(const char *name, char *inst, size_t len, bool quiet)
 	}
 	ndns = ns_find(ctx, name);
 	dax = ndns ? ndctl_namespace_get_dax(ndns) : NULL;
+	if (ndns && !dax) {
+		if (!quiet)
+			err("%s is a namespace in %s mode, not devdax; for fsdax use 'pmswap setup --namespace %s'\n",
+			    ndctl_namespace_get_devname(ndns), ns_mode_name(ndns),
+			    ndctl_namespace_get_devname(ndns));
+		ndctl_unref(ctx);
+		return EXIT_REFUSED;
+	}
 	if (!dax) {
 		if (!quiet)
 			err("'%s' is neither a device-dax instance (daxN.M, see 'daxctl list') nor a devdax namespace (see 'ndctl list -N')\n",
@@ -241,8 +254,12 @@ int dax_to_swap(const char *inst, char *blk, size_t len, char *prev,
 	}
 	dax_driver(inst, drv, sizeof(drv));
 	snprintf(prev, plen, "%s", drv);
-	if (!strcmp(drv, "dax_swap"))
-		return dax_wait_blk(blk, 5000) ? EXIT_OK : EXIT_FAIL;
+	if (!strcmp(drv, "dax_swap")) {
+		if (dax_wait_blk(blk, 5000))
+			return EXIT_OK;
+		err("%s is with dax_swap, but /dev/%s did not appear\n", inst, blk);
+		return EXIT_FAIL;
+	}
 	if (!strcmp(drv, "kmem")) {
 		err("%s is online as system RAM (kmem); make it a device-dax instance first: daxctl reconfigure-device -m devdax %s\n",
 		    inst, inst);
@@ -250,6 +267,18 @@ int dax_to_swap(const char *inst, char *blk, size_t len, char *prev,
 	}
 	if (drv[0] && strcmp(drv, "device_dax")) {
 		err("%s is bound to driver %s; unbind it first\n", inst, drv);
+		return EXIT_REFUSED;
+	}
+	/* what dax_swap's probe would refuse, before taking it away */
+	snprintf(path, sizeof(path), SYS_DAX "/devices/%s/size", inst);
+	if (read_num(path) <= 0) {
+		err("%s has no memory (size 0)\n", inst);
+		return EXIT_REFUSED;
+	}
+	snprintf(path, sizeof(path), SYS_DAX "/devices/%s/mapping1", inst);
+	if (!access(path, F_OK)) {
+		err("%s is made of several ranges; dax_swap needs one contiguous range\n",
+		    inst);
 		return EXIT_REFUSED;
 	}
 	pid = dax_user(inst);
@@ -270,11 +299,13 @@ int dax_to_swap(const char *inst, char *blk, size_t len, char *prev,
 		dax_write(DAX_SWAP, "bind", inst);
 	dax_driver(inst, drv, sizeof(drv));
 	if (strcmp(drv, "dax_swap") || !dax_wait_blk(blk, 5000)) {
-		err("dax_swap did not take %s (the kernel log says why: a range in several pieces?)\n",
+		err("dax_swap did not take %s (the kernel log says why)\n",
 		    inst);
 		dax_give_back(inst, prev);
 		return EXIT_FAIL;
 	}
+	/* bound: the id must not bind a later instance of that name unasked */
+	dax_write(DAX_SWAP, "remove_id", inst);
 	printf("%s: handed from %s to dax_swap: /dev/%s\n", inst,
 	       prev[0] ? prev : "no driver", blk);
 	return EXIT_OK;
@@ -303,8 +334,14 @@ bool dax_present(const char *name)
 	char inst[64], path[PATH_MAX];
 
 	/* quiet while polling: setup says what is missing at the end */
-	if (dax_resolve(name, inst, sizeof(inst), true))
+	switch (dax_resolve(name, inst, sizeof(inst), true)) {
+	case EXIT_OK:
+		break;
+	case EXIT_REFUSED:
+		return true;	/* there, but never usable: setup says why */
+	default:
 		return false;
+	}
 	snprintf(path, sizeof(path), SYS_DAX "/devices/%s", inst);
 	return !access(path, F_OK);
 }

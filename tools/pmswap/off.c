@@ -92,7 +92,8 @@ int cmd_off(const struct command *cmd, int argc, char **argv)
 		const char *blk = strrchr(sw[i].dev, '/');
 
 		blk = blk ? blk + 1 : sw[i].dev;
-		if (which ? strcmp(sw[i].dev, want) : !is_swap_blk(blk))
+		if (which ? strcmp(sw[i].dev, want) :
+			    strncmp(sw[i].dev, "/dev/", 5) || !is_swap_blk(blk))
 			continue;
 		done++;
 		if (swapoff(sw[i].dev)) {

@@ -180,8 +180,8 @@ int persist_write(const char *id, bool dax, int prio, const char *policy)
 		return EXIT_FAIL;
 	}
 	daemon_reload();
-	printf("%s written and enabled (swap.target): namespace %s comes back as swap at boot\n",
-	       path, id);
+	printf("%s written and enabled (swap.target): %s %s comes back as swap at boot\n",
+	       path, dax ? "device-dax instance" : "namespace", id);
 	return EXIT_OK;
 }
 

@@ -315,7 +315,7 @@ static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 		rc = run_quiet(argv);
 		if (rc) {
 			err("mkswap %s failed (exit %d)\n", dev, rc);
-			return EXIT_FAIL;
+			goto fail;
 		}
 	}
 	if (a->prio >= 0)
@@ -323,7 +323,7 @@ static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 			((a->prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
 	if (swapon(dev, flags)) {
 		err("swapon %s: %s\n", dev, strerror(errno));
-		return EXIT_FAIL;
+		goto fail;
 	}
 	snprintf(sys, sizeof(sys), SYS_PMEM "/%s", t.blk);
 	if (!access(sys, F_OK))
@@ -369,6 +369,11 @@ static int setup(struct ndctl_ctx *ctx, const struct setup_args *a)
 				     a->prio, a->policy);
 	}
 	return EXIT_OK;
+fail:
+	/* an instance that is not swap goes back to the driver it had */
+	if (a->dax)
+		dax_give_back(t.name, prev);
+	return EXIT_FAIL;
 }
 
 int cmd_setup(const struct command *cmd, int argc, char **argv)

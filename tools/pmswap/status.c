@@ -119,7 +119,7 @@ static struct json_object *status_json(struct ndctl_ctx *ctx)
 		const char *blk = strrchr(sw[i].dev, '/');
 
 		blk = blk ? blk + 1 : sw[i].dev;
-		if (is_swap_blk(blk))
+		if (!strncmp(sw[i].dev, "/dev/", 5) && is_swap_blk(blk))
 			json_object_array_add(devs, device_json(ctx, &sw[i], blk));
 	}
 	json_object_object_add(o, "devices", devs);
@@ -307,6 +307,10 @@ static void print_prometheus(struct json_object *status)
 		prom_label(str_of(d, "swap"));
 		for (j = 0; j < ARRAY_SIZE(info); j++) {
 			const char *v = str_of(d, info[j]);
+
+			/* a device-dax instance: its namespace, if it has one */
+			if (j == 0 && str_of(d, "namespace"))
+				v = str_of(d, "namespace");
 
 			printf("\",%s=\"", label[j]);
 			prom_label(v ? v : "none");

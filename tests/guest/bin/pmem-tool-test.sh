@@ -342,6 +342,9 @@ expect 3 "setup --dax on no such instance" pmswap setup --dax dax9.9
 expect 3 "setup --dax on a name that is no instance nor namespace" pmswap setup --dax frob
 expect 2 "setup --dax with --size" pmswap setup --dax dax0.0 --size 32M
 expect 2 "setup --dax and --namespace together" pmswap setup --dax dax0.0 --namespace namespace0.0
+expect 3 "setup --dax on a name the kernel would not print (dax00.0)" pmswap setup --dax dax00.0
+expect 4 "setup --dax on the fsdax namespace ${nsdev:-?} refused" pmswap setup --dax "${nsdev:-namespace0.0}"
+has "not devdax; for fsdax use 'pmswap setup --namespace"; ok $? "message points to setup --namespace"
 if create_ns -m devdax --align 2M -s 64M -n dax; then
 	inst=$blk daxns=$ns dblk=daxswap${blk#dax}
 	daxuuid=$(ndctl list -N -n "$daxns" 2>/dev/null | sed -n 's/.*"uuid":"\([^"]*\)".*/\1/p' | head -1)
