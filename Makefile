@@ -201,8 +201,11 @@ devdax-test: kernel initramfs
 # CXL memory, and the whole feature suite takes 974 s there
 # (tests/results/cxl/feature-full.out), too long for make test's budget;
 # CXL_SUITE=feature runs it.
+# CXL_SUITE=cxl-devdax: a devdax namespace on the CXL region, through
+# dax_swap (tests/guest/suites/cxl-devdax).
 CXL_SUITE ?= cxl
-CXLGUEST = PMSWAP_TAG=$(if $(filter cxl,$(CXL_SUITE)),cxl,$(CXL_SUITE)-cxl) $(RUNGUEST) -t 3600 -X -s cxl $(CXL_SUITE)
+CXL_SWAP ?= $(if $(filter cxl-devdax,$(CXL_SUITE)),cxl-devdax,cxl)
+CXLGUEST = PMSWAP_TAG=$(if $(filter cxl%,$(CXL_SUITE)),$(CXL_SUITE),$(CXL_SUITE)-cxl) $(RUNGUEST) -t 3600 -X -s $(CXL_SWAP) $(CXL_SUITE)
 cxl-test: kernel initramfs
 	@$(CXLGUEST)
 

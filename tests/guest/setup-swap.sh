@@ -3,7 +3,8 @@
 # and swapon it, and set THP to "always". Prints TAP as one test program.
 # PMSWAP_SWAP=pmem (default), devdax (a devdax namespace driven by
 # dax_swap: /dev/daxswap0.0), cxl (CXL persistent memory, run-guest.sh
-# -X), zram, or none. "--hugetlb N" also reserves
+# -X), cxl-devdax (a devdax namespace on the CXL region, through
+# dax_swap), zram, or none. "--hugetlb N" also reserves
 # N 2 MiB hugetlb pages (for the upstream selftests' hugetlb cases);
 # "--no-aslr" turns address space randomisation off, so tests that pick
 # addresses next to their own mappings (upstream mremap_test) see the same
@@ -50,10 +51,12 @@ devdax_ns() {
 	test -d /sys/bus/dax/devices/dax0.0
 }
 
+# to_dax_swap [INSTANCE]: hand it (default dax0.0) to dax_swap
 to_dax_swap() {
-	echo dax0.0 > /sys/bus/dax/drivers/device_dax/unbind &&
-	echo dax0.0 > /sys/bus/dax/drivers/dax_swap/new_id &&
-	test "$(basename "$(readlink /sys/bus/dax/devices/dax0.0/driver)")" = dax_swap
+	i=${1:-dax0.0}
+	echo "$i" > /sys/bus/dax/drivers/device_dax/unbind &&
+	echo "$i" > /sys/bus/dax/drivers/dax_swap/new_id &&
+	test "$(basename "$(readlink "/sys/bus/dax/devices/$i/driver")")" = dax_swap
 }
 
 # CXL (run-guest.sh -X): a pmem region on the type-3 device's memdev in
@@ -67,6 +70,13 @@ cxl_region() {
 cxl_ns() {
 	ndctl create-namespace -m fsdax --align 2M -n pmswap
 }
+
+# the one device-dax instance there is (the CXL region's namespace)
+cxl_devdax_ns() {
+	ndctl create-namespace -m devdax --align 2M -n pmswap &&
+	ls -d /sys/bus/dax/devices/dax*.* > /dev/null
+}
+dax_inst() { basename "$(ls -d /sys/bus/dax/devices/dax*.* 2>/dev/null | head -1)"; }
 
 thp() {
 	echo always > /sys/kernel/mm/transparent_hugepage/enabled &&
@@ -100,6 +110,16 @@ devdax)
 	step "dax0.0 unbound from device_dax and bound to dax_swap" to_dax_swap
 	step "/dev/daxswap0.0 exists" test -b /dev/daxswap0.0
 	step "mkswap and swapon /dev/daxswap0.0" sh -c 'mkswap /dev/daxswap0.0 && swapon /dev/daxswap0.0'
+	;;
+cxl-devdax)
+	echo "1..$((6 + extra))"
+	step "cxl create-region: pmem region on mem0 in decoder0.0" cxl_region
+	step "devdax namespace with 2 MiB alignment on the CXL region" cxl_devdax_ns
+	inst=$(dax_inst)
+	blk=/dev/daxswap${inst#dax}
+	step "$inst unbound from device_dax and bound to dax_swap" to_dax_swap "$inst"
+	step "$blk exists" test -b "$blk"
+	step "mkswap and swapon $blk" sh -c "mkswap $blk && swapon $blk"
 	;;
 cxl)
 	echo "1..$((5 + extra))"
