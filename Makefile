@@ -223,7 +223,7 @@ soak: initramfs
 		PMSWAP_INITRAMFS=$(INITRAMFS) $(REPO)/tests/run-guest.sh -o $(LOGS) \
 		-t $$(( $(DURATION) + 900 )) -m 1536M -R -a "pmswap.soak=$(DURATION)" soak
 
-# One fuzzer run: make fuzz [SEED=N] [DURATION=S] [DEBUG=1] [SWAP=pmem|zram]
+# One fuzzer run: make fuzz [SEED=N] [DURATION=S] [DEBUG=1] [SWAP=pmem|devdax|zram]
 # [FUZZ_ARGS="--flip io --weight willneed=0 ..."]. The seed replays the
 # operation sequence of every worker thread (see tests/fuzz/fuzz.c).
 SEED ?= 1
