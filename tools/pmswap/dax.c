@@ -295,6 +295,17 @@ int dax_to_swap(const char *inst, char *blk, size_t len, char *prev,
 	if (dax_write(DAX_SWAP, "new_id", inst) && errno != EEXIST)
 		err("warning: new_id %s: %s\n", inst, strerror(errno));
 	dax_driver(inst, drv, sizeof(drv));
+	/*
+	 * device_dax took an instance that had no driver in between (its
+	 * module loading at boot, while the unit runs): take it once more
+	 */
+	if (!strcmp(drv, "device_dax") && !prev[0] && !dax_user(inst)) {
+		snprintf(prev, plen, "device_dax");
+		if (dax_write(DEVICE_DAX, "unbind", inst))
+			err("warning: cannot unbind %s from device_dax: %s\n",
+			    inst, strerror(errno));
+		dax_driver(inst, drv, sizeof(drv));
+	}
 	if (strcmp(drv, "dax_swap"))
 		dax_write(DAX_SWAP, "bind", inst);
 	dax_driver(inst, drv, sizeof(drv));

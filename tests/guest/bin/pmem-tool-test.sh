@@ -404,6 +404,11 @@ if create_ns -m devdax --align 2M -s 64M -n dax; then
 	ok $? "after ExecStart: /dev/$dblk is swap with priority 3"
 	expect 0 "off --persist" env PMSWAP_SYSTEMD_DIR=$units pmswap off --persist
 	echo "$inst" > /sys/bus/dax/drivers/dax_swap/unbind
+	[ -z "$(drvof "$inst")" ]; ok $? "$inst unbound from dax_swap: no driver"
+	expect 0 "setup --dax on an instance with no driver" pmswap setup --dax "$inst"
+	has "handed from no driver to dax_swap: /dev/$dblk"; ok $? "setup says it took $inst from no driver"
+	pmswap off "$inst" >/dev/null
+	echo "$inst" > /sys/bus/dax/drivers/dax_swap/unbind
 	echo "$inst" > /sys/bus/dax/drivers/dax_swap/remove_id
 	echo "$inst" > /sys/bus/dax/drivers/device_dax/bind
 	destroy_ns "$daxns"
