@@ -14,27 +14,7 @@
 # a memory failure reported while nothing swaps there is recorded, fails
 # the page's reads, and is kept out of the swap area at the next swapon.
 set -u
-n=0
-fail=0
-ok() {  # ok CONDITION-RESULT DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=1
-	fi
-}
-# expect CODE DESCRIPTION COMMAND...: run, require exit CODE; output in $out
-expect() {
-	want=$1 desc=$2
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	[ -n "$out" ] && echo "$out" | sed 's/^/# /'
-	[ "$rc" = "$want" ]
-	ok $? "$desc (exit $rc, want $want)"
-}
+. "$(dirname "$0")/tap-lib.sh"
 fails() {  # fails DESCRIPTION COMMAND...: the command must fail
 	desc=$1
 	shift

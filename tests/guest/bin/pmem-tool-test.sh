@@ -12,28 +12,7 @@
 # one console line, or fails with the kernel's error for devdax; and
 # "pmswap setup --dax" on a devdax namespace's instance (dax_swap).
 set -u
-n=0
-fail=0
-ok() {  # ok CONDITION-RESULT DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=1
-	fi
-}
-# expect CODE DESCRIPTION COMMAND...: run, require exit CODE; output in $out
-expect() {
-	want=$1 desc=$2
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	[ "$rc" = "$want" ]
-	ok $? "$desc (exit $rc, want $want)"
-}
-has() { echo "$out" | grep -q -- "$1"; }
+. "$(dirname "$0")/tap-lib.sh"
 klog_has() { dmesg | grep -q -- "$1"; }
 sysdir=/sys/kernel/mm/pmswap/pmem
 
