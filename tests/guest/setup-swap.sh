@@ -34,24 +34,17 @@ step() {  # step DESCRIPTION COMMAND...
 	fi
 }
 
+# make_ns [MODE]: fresh labels, one 2 MiB-aligned namespace on region0,
+# fsdax (/dev/pmem0) or devdax (dax0.0, bound to device_dax)
 make_ns() {
 	ndctl disable-region all >/dev/null &&
 	ndctl init-labels -f all >/dev/null &&
 	ndctl enable-region all >/dev/null &&
-	ndctl create-namespace -r region0 -m fsdax --align 2M -n pmswap
+	ndctl create-namespace -r region0 -m "${1:-fsdax}" --align 2M -n pmswap
 }
 
-# devdax: a 2 MiB-aligned devdax namespace (dax0.0, bound to device_dax),
-# handed to dax_swap, which makes it the block device /dev/daxswap0.0
-devdax_ns() {
-	ndctl disable-region all >/dev/null &&
-	ndctl init-labels -f all >/dev/null &&
-	ndctl enable-region all >/dev/null &&
-	ndctl create-namespace -r region0 -m devdax --align 2M -n pmswap &&
-	test -d /sys/bus/dax/devices/dax0.0
-}
-
-# to_dax_swap [INSTANCE]: hand it (default dax0.0) to dax_swap
+# to_dax_swap [INSTANCE]: hand it (default dax0.0) to dax_swap, which
+# makes it the block device /dev/daxswapN.M
 to_dax_swap() {
 	i=${1:-dax0.0}
 	echo "$i" > /sys/bus/dax/drivers/device_dax/unbind &&
@@ -67,15 +60,12 @@ cxl_region() {
 	cxl list -R | grep -q '"region":"region0"'
 }
 
+# cxl_ns [MODE]: fsdax (default) or devdax
 cxl_ns() {
-	ndctl create-namespace -m fsdax --align 2M -n pmswap
+	ndctl create-namespace -m "${1:-fsdax}" --align 2M -n pmswap
 }
 
 # the one device-dax instance there is (the CXL region's namespace)
-cxl_devdax_ns() {
-	ndctl create-namespace -m devdax --align 2M -n pmswap &&
-	ls -d /sys/bus/dax/devices/dax*.* > /dev/null
-}
 dax_inst() { basename "$(ls -d /sys/bus/dax/devices/dax*.* 2>/dev/null | head -1)"; }
 
 thp() {
@@ -106,7 +96,7 @@ pmem)
 	;;
 devdax)
 	echo "1..$((5 + extra))"
-	step "devdax namespace with 2 MiB alignment on region0 (dax0.0)" devdax_ns
+	step "devdax namespace with 2 MiB alignment on region0 (dax0.0)" make_ns devdax
 	step "dax0.0 unbound from device_dax and bound to dax_swap" to_dax_swap
 	step "/dev/daxswap0.0 exists" test -b /dev/daxswap0.0
 	step "mkswap and swapon /dev/daxswap0.0" sh -c 'mkswap /dev/daxswap0.0 && swapon /dev/daxswap0.0'
@@ -114,7 +104,7 @@ devdax)
 cxl-devdax)
 	echo "1..$((6 + extra))"
 	step "cxl create-region: pmem region on mem0 in decoder0.0" cxl_region
-	step "devdax namespace with 2 MiB alignment on the CXL region" cxl_devdax_ns
+	step "devdax namespace with 2 MiB alignment on the CXL region" cxl_ns devdax
 	inst=$(dax_inst)
 	blk=/dev/daxswap${inst#dax}
 	step "$inst unbound from device_dax and bound to dax_swap" to_dax_swap "$inst"
