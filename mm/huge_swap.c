@@ -425,10 +425,26 @@ static bool huge_swap_sequential(struct vm_area_struct *vma,
 }
 
 /*
+ * Were all 512 pages of @entry zero at swap-out? Then they sit in the
+ * device's zeromap, nothing of them is on the device, and the THP comes
+ * back by clearing 2 MiB. Racy like the zeromap reads of do_swap_page():
+ * the bits change only while a folio of the slots is locked in the swap
+ * cache, and the read that follows checks them again.
+ */
+static bool huge_swap_zero(swp_entry_t entry)
+{
+	bool zero;
+
+	return swap_zeromap_batch(entry, HPAGE_PMD_NR, &zero) ==
+	       HPAGE_PMD_NR && zero;
+}
+
+/*
  * A PMD-size folio to read @entry's 512 slots into, for the fault and for
  * MADV_WILLNEED; NULL when the THP should not come back whole from here:
- * the memcg has no room for it and the fault is not part of a sequential
- * run (@seq), or the slots are not all on the device. In a run the charge
+ * the memcg has no room for it and the fault may not reclaim for it
+ * (@seq: it continues a sequential run, or its slots were all zero), or
+ * the slots are not all on the device. Then the charge
  * reclaims what the THP needs when the THP gfp allows direct reclaim
  * (defrag "always", or "madvise" on a MADV_HUGEPAGE VMA), as a THP
  * fault's charge does; otherwise, or if reclaim fails, the caller
@@ -640,6 +656,15 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		 */
 		seq = !pmswap_inplace_active(si) &&
 		      huge_swap_sequential(vma, haddr);
+		/*
+		 * Slots that were all zero hold nothing to copy or to map in
+		 * place: the fault is a first touch of THP memory and charges
+		 * as a THP fault does, reclaiming for it, on every device.
+		 * Split, the 512 pages would come back one zero-filled 4 KiB
+		 * fault at a time, and under pressure never as a THP again.
+		 */
+		if (!seq)
+			seq = huge_swap_zero(entry);
 		if (!(vmf->flags & (FAULT_FLAG_WRITE | FAULT_FLAG_UNSHARE)) &&
 		    huge_swap_shared(si, entry)) {
 			/*
