@@ -15,6 +15,15 @@ for v in stock pmswap; do
 	PMSWAP_TAG=profile-$v PMSWAP_KERNEL=$k PMSWAP_INITRAMFS=$build/initramfs.cpio \
 		"$repo/tests/run-guest.sh" -n -p -m 1536M -t 1800 -o "$build/bench-logs" profile > /dev/null || true
 	cp "$build/bench-logs/profile-$v.out" "$out/$v.out"
+	# a boot that oopsed or listed no function has no profile: say so
+	# and fail, rather than write an empty table (an int3 oops while
+	# ftrace patched the kernel text under TCG did that once)
+	if ! grep -q '^PROFILE ' "$out/$v.out" ||
+	   python3 "$repo/tests/check-results.py" --scan-console \
+		"$build/bench-logs/profile-$v.console" | grep -q .; then
+		echo "profile: the $v boot gave no profile (see $build/bench-logs/profile-$v.console)" >&2
+		exit 1
+	fi
 done
 # the same copies on the host's CPU, natively: what hardware does
 gcc -O2 -Wall -o "$build/bench-logs/copybench-host" "$repo/tests/progs/copybench.c"

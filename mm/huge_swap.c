@@ -428,8 +428,9 @@ static bool huge_swap_sequential(struct vm_area_struct *vma,
  * Were all 512 pages of @entry zero at swap-out? Then they sit in the
  * device's zeromap, nothing of them is on the device, and the THP comes
  * back by clearing 2 MiB. Racy like the zeromap reads of do_swap_page():
- * the bits change only while a folio of the slots is locked in the swap
- * cache, and the read that follows checks them again.
+ * while the PMD holds the entry the bits do not change, but a racing
+ * zap can free the slots and a swap-out reuse them; the fault checks the
+ * bits again once it has claimed the slots (huge_swap_claim()).
  */
 static bool huge_swap_zero(swp_entry_t entry)
 {
@@ -465,6 +466,30 @@ static struct folio *huge_swap_alloc_folio(struct vm_area_struct *vma,
 }
 
 /*
+ * Claim @entry's 512 slots for a read into one PMD-size folio, all or
+ * nothing, as do_swap_page() claims a large folio, so that a parallel
+ * swap-in cannot free and reuse them. Return: 0 when claimed; -EEXIST
+ * when a slot is in the swap cache or being read into it (or was freed);
+ * -EAGAIN, with nothing claimed, when the slots' zeromap bits are no
+ * longer all alike. They were when huge_swap_alloc_folio() looked, but
+ * the charge that followed may have reclaimed for a while, and a zap
+ * racing with it can free the slots and a swap-out reuse them; once
+ * claimed, the bits cannot change. swap_read_folio() would warn about a
+ * large folio that is partly zero-mapped, and read nothing into it: the
+ * caller splits instead.
+ */
+static int huge_swap_claim(struct swap_info_struct *si, swp_entry_t entry)
+{
+	if (swapcache_prepare(entry, HPAGE_PMD_NR))
+		return -EEXIST;
+	if (swap_zeromap_batch(entry, HPAGE_PMD_NR, NULL) != HPAGE_PMD_NR) {
+		swapcache_clear(si, entry, HPAGE_PMD_NR);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
  * Read @entry's 512 slots into a new PMD-size folio and add it to the swap
  * cache, in the state a THP has after swap-out: anonymous, in the swap
  * cache, mapped nowhere. Every path that can meet a swap cache folio - the
@@ -492,6 +517,7 @@ static struct folio *huge_swap_read_cached(struct swap_info_struct *si,
 	gfp_t gfp = vma_thp_gfp_mask(vma);
 	struct folio *folio;
 	void *shadow = NULL;
+	int err;
 
 	/* racy like do_swap_page(): a stale flag only costs a split */
 	if (!vma->anon_vma || !(data_race(si->flags) & SWP_SYNCHRONOUS_IO))
@@ -503,10 +529,10 @@ static struct folio *huge_swap_read_cached(struct swap_info_struct *si,
 		folio_put(folio);
 		return NULL;
 	}
-	/* all 512 slots, or nothing, as do_swap_page() claims a large folio */
-	if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+	err = huge_swap_claim(si, entry);
+	if (err) {
 		folio_put(folio);
-		return ERR_PTR(-EEXIST);
+		return err == -EEXIST ? ERR_PTR(err) : NULL;
 	}
 	__folio_set_locked(folio);
 	__folio_set_swapbacked(folio);
@@ -609,6 +635,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 	rmap_t rmap_flags = RMAP_NONE;
 	bool exclusive, seq;
 	vm_fault_t ret = 0;
+	int err;
 	void *shadow;
 	pmd_t pmd;
 
@@ -695,14 +722,13 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		}
 		__folio_set_locked(folio);
 		__folio_set_swapbacked(folio);
-		/*
-		 * Claim all 512 slots, as do_swap_page() does for a large
-		 * folio, so a parallel swap-in cannot free and reuse them.
-		 */
-		if (swapcache_prepare(entry, HPAGE_PMD_NR)) {
+		err = huge_swap_claim(si, entry);
+		if (err) {
 			folio_unlock(folio);
 			folio_put(folio);
-			goto busy;
+			if (err == -EEXIST)
+				goto busy;
+			goto split_put;
 		}
 		need_clear_cache = true;
 		mem_cgroup_swapin_uncharge_swap(entry, HPAGE_PMD_NR);
