@@ -686,7 +686,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		/*
 		 * Slots that were all zero hold nothing to copy or to map in
 		 * place: the fault is a first touch of THP memory and charges
-		 * as a THP fault does, reclaiming for it, on every device.
+		 * as a THP fault does, reclaiming for it, under every policy.
 		 * Split, the 512 pages would come back one zero-filled 4 KiB
 		 * fault at a time, and under pressure never as a THP again.
 		 */
