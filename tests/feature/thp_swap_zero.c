@@ -129,6 +129,25 @@ static void touch_each(char *mem, bool write, int *whole, int *split,
 	}
 }
 
+/*
+ * One write (@write) or read per zero THP, no headroom: every THP comes
+ * back whole, its charge reclaiming at memory.max (memory.events "max"
+ * rises).
+ */
+static void zero_touches(char *mem, bool write)
+{
+	int whole, split, inplace, odd;
+	long max0, max1;
+
+	max0 = pt_memcg_stat(CG, "memory.events", "max");
+	touch_each(mem, write, &whole, &split, &inplace, &odd);
+	max1 = pt_memcg_stat(CG, "memory.events", "max");
+	ksft_test_result(whole == (int)THPS && max1 > max0,
+			 "no headroom, one %s per zero THP: %d of %lu whole, %d split, %d in place, %d odd, memory.events max +%ld\n",
+			 write ? "write" : "read", whole, THPS, split, inplace,
+			 odd, max1 - max0);
+}
+
 /* Pages of @mem not as expected: all zero but MARK where @marked wrote. */
 static size_t verify_zero(const char *mem, bool marked)
 {
@@ -154,7 +173,7 @@ static size_t verify_zero(const char *mem, bool marked)
 int main(void)
 {
 	int whole, split, inplace, odd;
-	long thp_kb, inplace_kb, max0, max1;
+	long thp_kb, inplace_kb;
 	size_t bad;
 	char *mem;
 
@@ -172,12 +191,7 @@ int main(void)
 	 * its charge reclaiming at memory.max (memory.events "max" shows it).
 	 */
 	mem = swapped_region(true, 0, "zero THPs swapped out");
-	max0 = pt_memcg_stat(CG, "memory.events", "max");
-	touch_each(mem, true, &whole, &split, &inplace, &odd);
-	max1 = pt_memcg_stat(CG, "memory.events", "max");
-	ksft_test_result(whole == (int)THPS && max1 > max0,
-			 "no headroom, one write per zero THP: %d of %lu whole, %d split, %d in place, %d odd, memory.events max +%ld\n",
-			 whole, THPS, split, inplace, odd, max1 - max0);
+	zero_touches(mem, true);
 	pt_memcg_set(CG, "memory.max", "max");
 	bad = verify_zero(mem, true);
 	ksft_test_result(bad == 0, "data intact: the written byte, zero elsewhere (%zu bad pages)\n",
@@ -195,12 +209,7 @@ int main(void)
 
 	/* reads of zero entries, no headroom: whole as well */
 	mem = swapped_region(true, 0, "zero THPs swapped out again");
-	max0 = pt_memcg_stat(CG, "memory.events", "max");
-	touch_each(mem, false, &whole, &split, &inplace, &odd);
-	max1 = pt_memcg_stat(CG, "memory.events", "max");
-	ksft_test_result(whole == (int)THPS && max1 > max0,
-			 "no headroom, one read per zero THP: %d of %lu whole, %d split, %d in place, %d odd, memory.events max +%ld\n",
-			 whole, THPS, split, inplace, odd, max1 - max0);
+	zero_touches(mem, false);
 	pt_memcg_set(CG, "memory.max", "max");
 	bad = verify_zero(mem, false);
 	ksft_test_result(bad == 0, "data intact: all zero (%zu bad pages)\n", bad);
