@@ -118,12 +118,17 @@ def load(raw):
                     data[p[1]][p[2]][p[3]][p[4]] = float(p[5])
                 except ValueError:
                     pass
-    # the mean THP share of the memcg's anonymous memory over a run
+    # the mean THP share of the memcg's anonymous memory over a run: the
+    # mean of cgsample's 100 ms samples, or, in logs from before it, of
+    # the one-second samples (a run under a second had one, at its exit)
     for c in data.values():
         for w in c.values():
             for r in w.values():
-                sh = [v for k, v in r.items() if k.startswith('share')]
-                if sh:
+                sh = [v for k, v in r.items()
+                      if k.startswith('share') and k[5:].isdigit()]
+                if r.get('share_fine_samples', 0) > 0 and 'share_fine_mean' in r:
+                    r['share_mean'] = r['share_fine_mean']
+                elif sh:
                     r['share_mean'] = sum(sh) / len(sh)
     return data
 

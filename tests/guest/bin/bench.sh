@@ -79,9 +79,12 @@ run() {
 # with memory.max MAX and memory.swap.max SWAPMAX, the same in every
 # configuration (the equal budget), print the memcg's figures and kill
 # what is left. An OOM kill is counted, not hidden: the workloads do fixed
-# work, so a killed run has no time. Every second, the THP share of the
-# memcg's anonymous memory (anon_thp / anon of memory.stat) and its DRAM
-# (memory.current) as "share N PCT" and "dram N KB" lines; at the end
+# work, so a killed run has no time. tests/progs/cgsample reads the THP
+# share of the memcg's anonymous memory (anon_thp / anon of memory.stat)
+# every 100 ms: its mean over the run as "share_fine_mean PCT" (a run
+# shorter than a second has samples too), and at each whole second that
+# share and the memcg's DRAM (memory.current) as "share N PCT" and
+# "dram N KB" lines, for the curves; at the end
 # the peak, and zram's own DRAM (mm_stat mem_used_max), which the memcg
 # does not see but the configuration pays. mem_used_max is a peak kept
 # since boot: it is reset to the pool's size (writing 0) before each run,
@@ -102,14 +105,7 @@ if [ -f /sys/block/zram0/mm_stat ]; then
 fi
 sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs; exec timeout "$0" "$@"' "$WL_TIMEOUT" "$@" &
 pid=$!
-n=0
-while kill -0 $pid 2>/dev/null; do
-	sleep 1
-	n=$((n + 1))
-	awk -v n=$n '$1 == "anon" { a = $2 } $1 == "anon_thp" { t = $2 }
-		END { if (a > 0) printf "share %d %.1f\n", n, 100 * t / a }' $cg/memory.stat >> /tmp/share
-	echo "dram $n $(( $(cat $cg/memory.current) / 1024 ))" >> /tmp/share
-done
+/pmswap/bin/cgsample $cg $pid 100 > /tmp/share
 wait $pid
 rc=$?
 cat /tmp/share 2>/dev/null
