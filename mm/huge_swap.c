@@ -587,7 +587,6 @@ bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 	struct folio *folio;
 	swp_entry_t entry;
 
-#ifdef pmd_is_inplace
 	if (pmd_is_inplace(vma, orig)) {
 		if (!huge_swap_can_swapin(vma, haddr) ||
 		    huge_swap_memcg_tight(vma->vm_mm))
@@ -595,7 +594,6 @@ bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 		pmswap_inplace_revert(vma, haddr, pmd);
 		orig = pmdp_get_lockless(pmd);
 	}
-#endif
 	if (!is_huge_swap_pmd(orig))
 		return false;
 	if (!huge_swap_can_swapin(vma, haddr))

@@ -625,7 +625,7 @@ bool pmswap_inplace_rw_busy(swp_entry_t entry)
 	return busy;
 }
 
-#ifdef pte_is_inplace	/* patches/0014: the hooks for 4 KiB slots are in */
+#ifdef CONFIG_PMSWAP_INPLACE_PTE
 /* pages mapped in place by PTEs: the scanner looks at page tables if any */
 static atomic_long_t inplace_pte_pages = ATOMIC_LONG_INIT(0);
 
@@ -1091,7 +1091,7 @@ unclaim:
 	/* done either way: mapped, or the PTE changed under us */
 	return true;
 }
-#endif /* pte_is_inplace */
+#endif /* CONFIG_PMSWAP_INPLACE_PTE */
 
 /* /proc/meminfo: anonymous memory that lives on pmem, mapped in place */
 void pmswap_inplace_meminfo(struct seq_file *m)
@@ -1130,7 +1130,7 @@ static bool inplace_dram_free(void)
 	       totalreserve_pages + 4 * HPAGE_PMD_NR;
 }
 
-#ifdef pte_is_inplace
+#ifdef CONFIG_PMSWAP_INPLACE_PTE
 /* The scanner and memory failure for the 4 KiB slots of one page table. */
 static int inplace_walk_ptes(pmd_t *pmd, unsigned long addr,
 			     unsigned long end, struct mm_walk *walk)

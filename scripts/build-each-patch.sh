@@ -6,8 +6,11 @@
 # Bisectability check: build the patched kernel with the first N patches of
 # patches/series, for N = FIRST (default 1) to the whole series, in the
 # normal build directory (so each step is an incremental build), and end
-# with the whole series built again. The overlay (mm/, drivers/) is the
-# same at every step, so new files must build against every prefix.
+# with the whole series built again. The overlay (mm/, drivers/,
+# include/) is the same at every step, so new files must build against
+# every prefix: what they need from a feature is under its option, which
+# the feature's patch adds to mm/pmswap/Kconfig, and the configuration
+# fragments are cut to the options the prefix defines.
 #
 # Three patches change a header that nearly every file includes: their
 # prefixes, and the first, are close to a full build (3.5 to 5.5 minutes
@@ -34,7 +37,7 @@ quick_prefix() {
 
 	"$repo/scripts/prepare-tree.sh" "$build/linux" "$src" "$tmp/repo"
 	mkdir -p "$obj"
-	cat "$repo/configs/pmswap.config" "$repo/configs/features.config" > "$obj/frag"
+	cat "$tmp/repo/configs/pmswap.config" "$tmp/repo/configs/features.config" > "$obj/frag"
 	make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$obj/frag" allnoconfig
 	# the C files the whole series touches, and the overlay's
 	for f in $( (grep -h '^+++ b/.*\.c$' "$repo"/patches/*.patch | sed 's#^+++ b/##'
@@ -73,7 +76,16 @@ for ((n = first; n <= ${#series[@]}; n++)); do
 	mkdir -p "$tmp/repo"
 	(cd "$repo" && tar cf - --exclude=./build .) | tar xf - -C "$tmp/repo"
 	printf '%s\n' "${series[@]:0:n}" > "$tmp/repo/patches/series"
-	echo "== series prefix $n/${#series[@]}: ${series[n-1]}"
+	# each pmswap option comes with the patch that adds its feature: the
+	# configuration fragments keep only the options this prefix defines
+	have=$(cd "$repo/patches" && sed -n 's/^+\(menu\)\{0,1\}config \(PMSWAP[A-Z0-9_]*\)$/\2/p' \
+		"${series[@]:0:n}" | sort -u | tr '\n' ' ')
+	for c in "$tmp"/repo/configs/*.config; do
+		awk -v have=" $have" '{ if (match($0, /CONFIG_PMSWAP[A-Z0-9_]*/)) {
+			o = substr($0, RSTART + 7, RLENGTH - 7)
+			if (index(have, " " o " ") == 0) next } print }' "$c" > "$c.new" && mv "$c.new" "$c"
+	done
+	echo "== series prefix $n/${#series[@]}: ${series[n-1]} (options: ${have:-none})"
 	if [ "$quick" = 1 ]; then
 		start=$(date +%s)
 		quick_prefix "$n"

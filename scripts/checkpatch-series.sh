@@ -4,7 +4,7 @@
 # checkpatch-series.sh KERNEL-TREE REPO
 #
 # Run the kernel's checkpatch.pl --strict on every patch in patches/series
-# and on every new kernel source file under mm/ and drivers/; one TAP test
+# and on every new kernel source file under mm/, drivers/ and include/; one TAP test
 # point each. Any error, warning or check fails.
 set -uo pipefail
 tree=$1 repo=$2
@@ -17,7 +17,7 @@ while read -r p _; do
 done < "$repo/patches/series"
 while IFS= read -r f; do
 	files+=("$f")
-done < <(cd "$repo" && find mm drivers -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+done < <(cd "$repo" && find mm drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 
 echo "TAP version 13"
 echo "1..${#files[@]}"

@@ -4,7 +4,8 @@
 # prepare-tree.sh PRISTINE DEST REPO
 #
 # Make DEST a copy of the pristine kernel tree PRISTINE with REPO's
-# patches/series applied and REPO's mm/, drivers/ and Kconfig overlaid.
+# patches/series applied and REPO's new files (mm/, drivers/, include/)
+# overlaid.
 # The result is assembled in a hard-linked staging tree and then synced
 # into DEST by content, so files whose content did not change keep their
 # timestamps and an incremental kernel build recompiles only what the
@@ -43,7 +44,7 @@ fi
 
 # New files: overlaid at the same paths. cp --remove-destination breaks the
 # hard links to the pristine tree before writing.
-for d in mm drivers; do
+for d in mm drivers include; do
 	[ -d "$repo/$d" ] || continue
 	(cd "$repo" && find "$d" -type f ! -name '.*' -print0) |
 	while IFS= read -r -d '' f; do
@@ -51,8 +52,6 @@ for d in mm drivers; do
 		cp --remove-destination "$repo/$f" "$stage/$f"
 	done
 done
-mkdir -p "$stage/mm/pmswap"
-cp --remove-destination "$repo/Kconfig" "$stage/mm/pmswap/Kconfig"
 
 mkdir -p "$dest"
 # -c: compare by content; no -t: rewritten files get the current time so

@@ -24,14 +24,15 @@ echo "1..6"
 "$repo/scripts/deb-config.sh" "$build" "$repo" "$base" "$obj" > "$tmp/ok.out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/ok.out"
-[ $rc = 0 ] && grep -q "every pmswap option kept (5 on)" "$tmp/ok.out"
+[ $rc = 0 ] && grep -q "every pmswap option kept (6 on)" "$tmp/ok.out"
 t $? "Debian's configuration with configs/deb.config keeps every pmswap option (exit $rc)"
-for k in PMSWAP PMSWAP_HUGE_SWAP PMSWAP_PMEM PMSWAP_INPLACE PMSWAP_SWAP_CACHE_MI; do
+# the five asked for, and PMSWAP_INPLACE_PTE, which follows PMSWAP_INPLACE
+for k in PMSWAP PMSWAP_HUGE_SWAP PMSWAP_PMEM PMSWAP_INPLACE PMSWAP_INPLACE_PTE PMSWAP_SWAP_CACHE_MI; do
 	grep -qx "CONFIG_$k=y" "$obj/.config" || echo "# missing: CONFIG_$k=y"
 done > "$tmp/missing"
 [ ! -s "$tmp/missing" ] && ! grep -q '^CONFIG_PMSWAP_KUNIT_TEST=' "$obj/.config" &&
 	grep -qx 'CONFIG_LOCALVERSION="-pmswap"' "$obj/.config" && grep -qx 'CONFIG_FS_DAX=y' "$obj/.config"
-t $? "the merged .config: five pmswap options on, no KUnit test, LOCALVERSION -pmswap, FS_DAX built in"
+t $? "the merged .config: six pmswap options on (INPLACE_PTE with INPLACE), no KUnit test, LOCALVERSION -pmswap, FS_DAX built in"
 cat "$tmp/missing"
 
 [ -f "$base" ] && xzcat "$base" | sed 's/^CONFIG_FS_DAX=y$/# CONFIG_FS_DAX is not set/' > "$tmp/nodax.config"
