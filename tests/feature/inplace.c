@@ -119,18 +119,18 @@ static void case_acceptance(const struct pt_level *l, const char *policy)
 {
 	size_t size = acceptance[l != PMD];
 	long nr = units(l, size), faults, free0, free1, rd0, rd1;
-	long map0, map1, av0, av1, kb, out0, un0;
+	long map0, map1, av0, av1, kb, out0, un0, coll;
 	struct pt_faults f0;
 	double t_read, t_never;
 	char *mem;
 
 	/*
-	 * No promotion scanner here: reading and checking 256 MiB takes
-	 * longer than promote_threshold scans on the debug kernel, and one
-	 * hot extent promoted to DRAM is then written out with I/O at the
-	 * MADV_PAGEOUT below (seen once: pswpout +512, unmap +127).
+	 * No promotion scanner here (for_each_run() stops it for every
+	 * case): reading and checking 256 MiB takes longer than
+	 * promote_threshold scans on the debug kernel, and one hot extent
+	 * promoted to DRAM is then written out with I/O at the MADV_PAGEOUT
+	 * below (seen once: pswpout +512, unmap +127).
 	 */
-	pt_write_str(KNOBS "promote_interval_ms", "0");
 	mem = swapped(l, size, 11);
 	ksft_test_result(pt_smaps_kb(mem, l->swapped) == (long)(size >> 10) &&
 			 pt_smaps_kb(mem, "Rss") == 0,
@@ -138,6 +138,7 @@ static void case_acceptance(const struct pt_level *l, const char *policy)
 			 l->name, size >> 20, l->swapped,
 			 pt_smaps_kb(mem, l->swapped), pt_smaps_kb(mem, "Rss"));
 
+	coll = pt_vmstat("thp_collapse_alloc");
 	free0 = pt_meminfo_kb("MemFree");
 	rd0 = pt_stat_key(dev.stats, "pages_read");
 	map0 = pt_vmstat(l->map);
@@ -148,6 +149,8 @@ static void case_acceptance(const struct pt_level *l, const char *policy)
 	t_read = pt_now() - t_read;
 	faults = pt_faults_since(&f0, NULL);
 	free1 = pt_meminfo_kb("MemFree");
+	/* MemFree is global: a THP khugepaged builds meanwhile is not ours */
+	coll = pt_vmstat("thp_collapse_alloc") - coll;
 	rd1 = pt_stat_key(dev.stats, "pages_read");
 	map1 = pt_vmstat(l->map);
 	av1 = pt_stat_key(dev.stats, "inplace_copy_avoided_bytes");
@@ -155,9 +158,9 @@ static void case_acceptance(const struct pt_level *l, const char *policy)
 	ksft_test_result(faults <= nr && delta_ok(l, map1 - map0, nr),
 			 "%s acceptance: %ld faults for %ld units, %ld mapped in place\n",
 			 l->name, faults, nr, map1 - map0);
-	ksft_test_result(free0 - free1 < 8192,
-			 "%s acceptance: MemFree dropped by %ld kB (< 8192)\n",
-			 l->name, free0 - free1);
+	ksft_test_result(free0 - free1 < 8192 + coll * (long)(PT_PMD_SIZE >> 10),
+			 "%s acceptance: MemFree dropped by %ld kB (< 8192, + 2048 per khugepaged collapse: %ld)\n",
+			 l->name, free0 - free1, coll);
 	ksft_test_result(rd1 == rd0 && av1 - av0 == (long)size,
 			 "%s acceptance: 0 pages copied from pmem (pages_read +%ld), copy_avoided_bytes +%ld\n",
 			 l->name, rd1 - rd0, av1 - av0);
@@ -190,7 +193,6 @@ static void case_acceptance(const struct pt_level *l, const char *policy)
 			 "%s acceptance: mapped in place again after pageout, data intact\n",
 			 l->name);
 	pt_level_free(l, mem, size);
-	pt_write_str(KNOBS "promote_interval_ms", "1000");
 
 	/* The same read-back copied to DRAM, timed for the ratio. */
 	set_policy("never");
@@ -768,7 +770,7 @@ static void case_promotion(const struct pt_level *l, const char *policy)
 			 pt_verify(cold, size, 72) == 0,
 			 "%s promotion: cold data stays in place (promote +%ld for %ld hot units)\n",
 			 l->name, pt_vmstat(l->promote) - p0, units(l, size));
-	pt_write_str(KNOBS "promote_interval_ms", "1000");
+	pt_write_str(KNOBS "promote_interval_ms", "0");
 	pt_write_str(KNOBS "promote_threshold", "3");
 	pt_level_free(l, hot, size);
 	pt_level_free(l, cold, size);
@@ -1077,6 +1079,22 @@ static const struct {
 	{ "knobs",	case_knobs,	L_ONCE, { "read" }, { 1 } },
 };
 
+/* promote_interval_ms as the boot left it, put back at exit */
+static char scan_interval[32];
+
+static void scan_restore(void)
+{
+	if (scan_interval[0])
+		pt_write_str(KNOBS "promote_interval_ms", scan_interval);
+}
+
+/*
+ * Every case runs with the promotion scanner stopped, but "promotion",
+ * which starts it: a case that reads the same data several times, or
+ * counts TLB flushes, must not find an extent the scanner moved to DRAM
+ * between two checks (three scans in a row that see it accessed are
+ * enough, and on a slow host, or CXL, a case can span them).
+ */
 static void for_each_run(bool run)
 {
 	unsigned int i, j, k, plan = 0;
@@ -1094,6 +1112,7 @@ static void for_each_run(bool run)
 					       cases[i].levels ? levels[k]->name : "-",
 					       cases[i].policies[j]);
 				set_policy(cases[i].policies[j]);
+				pt_write_str(KNOBS "promote_interval_ms", "0");
 				cases[i].fn(levels[k], cases[i].policies[j]);
 				set_policy("read");
 			}
@@ -1127,6 +1146,11 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("sched_setaffinity");
 	ksft_print_msg("pinned to CPU %d (MADV_PAGEOUT must find every page)\n", cpu);
 
+	if (pt_read_str(KNOBS "promote_interval_ms", scan_interval,
+			sizeof(scan_interval)) == 0)
+		atexit(scan_restore);
+	else
+		scan_interval[0] = '\0';
 	for_each_run(false);
 	for_each_run(true);
 	ksft_finished();

@@ -53,7 +53,7 @@ static struct swpin swpin_now(void)
  */
 static char *swapped_region(bool zero, uint64_t seed, const char *what)
 {
-	long out0, pmd0, thp_kb;
+	long out0, pmd0, thp_kb, zout;
 	char val[32];
 	size_t off;
 	char *mem;
@@ -72,18 +72,23 @@ static char *swapped_region(bool zero, uint64_t seed, const char *what)
 	thp_kb = pt_smaps_kb(mem, "AnonHugePages");
 	out0 = pt_vmstat("pswpout");
 	pmd0 = pt_vmstat("thp_swpout_pmd");
+	zout = pt_memcg_stat(CG, "memory.stat", "swpout_zero");
 	pt_pageout(mem, SIZE);
 	out0 = pt_vmstat("pswpout") - out0;
 	pmd0 = pt_vmstat("thp_swpout_pmd") - pmd0;
+	zout = pt_memcg_stat(CG, "memory.stat", "swpout_zero") - zout;
 	/*
-	 * Zero pages are not written: pswpout stays 0 for the zero region
-	 * (another process swapping at the same time could only add).
+	 * Zero pages are not written, only marked in the zeromap: every
+	 * page of the zero region counts in the memcg's own swpout_zero
+	 * (global pswpout could count another process's swapping too), and
+	 * none of the region with data does.
 	 */
 	ksft_test_result(thp_kb == (long)(SIZE / 1024) &&
 			 pmd0 == (long)THPS &&
-			 (zero ? out0 == 0 : out0 >= (long)(SIZE / PT_PAGE_SIZE)),
-			 "%s: %ld kB in THPs, %ld huge swap entries made, pswpout +%ld\n",
-			 what, thp_kb, pmd0, out0);
+			 (zero ? zout == (long)(SIZE / PT_PAGE_SIZE) :
+				 zout == 0 && out0 >= (long)(SIZE / PT_PAGE_SIZE)),
+			 "%s: %ld kB in THPs, %ld huge swap entries made, memcg swpout_zero +%ld, pswpout +%ld\n",
+			 what, thp_kb, pmd0, zout, out0);
 	snprintf(val, sizeof(val), "%ld",
 		 pt_memcg_read_long(CG, "memory.current") + (long)ROOM);
 	pt_memcg_set(CG, "memory.max", val);

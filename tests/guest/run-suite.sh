@@ -6,7 +6,8 @@
 # has, so the host can tell a stale initramfs; each PMSWAP-END carries the
 # exit status (128+N: killed by signal N; a timeout is 143, busybox's
 # timeout sends SIGTERM), the uptime at start and end, and the kernel's
-# taint after the program. PMSWAP_SUITES: another directory of suites (the
+# taint after the program. A timeout with a '$' in it is expanded by the
+# shell first. PMSWAP_SUITES: another directory of suites (the
 # host-side test runs this script).
 suite=$1
 file=${PMSWAP_SUITES:-/pmswap/suites}/$suite
@@ -23,6 +24,10 @@ echo "PMSWAP-PROGRAMS$names"
 cd /tmp || exit 1
 while read -r name tmo cmd; do
 	case "$name" in ''|'#'*) continue ;; esac
+	# a timeout may be an expression of the environment, such as the
+	# soak's $((${PMSWAP_SOAK:-120}+600)): the soak's length is a boot
+	# parameter (make soak DURATION=...)
+	case "$tmo" in *'$'*) tmo=$(eval "echo \"$tmo\"") ;; esac
 	# race windows (CONFIG_PMSWAP_RACE_WINDOWS) a killed program left armed
 	for f in /sys/kernel/debug/pmswap/race/*_left /sys/kernel/debug/pmswap/race/*_delay_ms; do
 		[ -f "$f" ] && echo 0 > "$f"
