@@ -6,10 +6,10 @@
  * soft-reserved memory range) has a character device and no block
  * device, and swapon needs a block device. Bound to this driver, the
  * instance's range becomes the block device /dev/daxswapX.Y, registered
- * as a DAX host, so that pmswap's DAX path (mm/swap_pmem.c) claims it at
- * swapon the way it claims an fsdax namespace: copies through the direct
- * map, 2 MiB extents, map in place, and poison and removal reported to
- * the swap device through the DAX holder operations.
+ * as a DAX host, so that pmswap's DAX path (mm/pmswap/swap_pmem.c) claims
+ * it at swapon the way it claims an fsdax namespace: copies through the
+ * direct map, 2 MiB extents, map in place, and poison and removal
+ * reported to the swap device through the DAX holder operations.
  *
  * The driver matches no device by type, only by id, so it never takes an
  * instance that nobody gave it:

@@ -6,11 +6,11 @@
  * with stubs for a kernel without it. Each option arrives with the patch
  * of the series that adds the feature's hooks to the core kernel, so the
  * tree at every prefix of the series builds: what is not in yet is a
- * stub. The implementations are in mm/ (huge_swap.c, swap_pmem.c,
- * swap_cache_mi.c, swap_inplace.c); what only those files share is in
- * mm/pmswap.h. Included by <linux/huge_mm.h>, from <linux/mm.h>: its
- * inline functions need what <linux/mm.h> has declared by then, so a file
- * includes <linux/mm.h> before it.
+ * stub. The implementations are in mm/pmswap/, a file per role; what
+ * only those files share is in mm/pmswap/pmswap.h (and, for map in place,
+ * mm/pmswap/inplace.h). Included by <linux/huge_mm.h>, from <linux/mm.h>:
+ * its inline functions need what <linux/mm.h> has declared by then, so a
+ * file includes <linux/mm.h> before it.
  *
  * Copyright (C) 2026 pmswap developers
  */
@@ -33,7 +33,7 @@ struct xa_state;
 struct xarray;
 
 /*
- * Huge swap entries (CONFIG_PMSWAP_HUGE_SWAP, mm/huge_swap.c): a PMD
+ * Huge swap entries (CONFIG_PMSWAP_HUGE_SWAP, mm/pmswap/huge_swap.c): a PMD
  * mapping a swapped-out THP becomes one PMD swap entry.
  */
 #ifdef CONFIG_PMSWAP_HUGE_SWAP
@@ -118,7 +118,7 @@ static inline bool huge_swap_willneed(struct vm_area_struct *vma,
 }
 #endif
 
-/* Swap on pmem through DAX (CONFIG_PMSWAP_PMEM, mm/swap_pmem.c). */
+/* Swap on pmem through DAX (CONFIG_PMSWAP_PMEM, mm/pmswap/swap_pmem.c). */
 #ifdef CONFIG_PMSWAP_PMEM
 int pmswap_pmem_swapon(struct swap_info_struct *si, unsigned char *swap_map,
 		       unsigned long maxpages);
@@ -158,7 +158,7 @@ static inline vm_fault_t pmswap_swapin_error(swp_entry_t entry)
 
 /*
  * PMD-size folios as one multi-index swap cache entry
- * (CONFIG_PMSWAP_SWAP_CACHE_MI, mm/swap_cache_mi.c).
+ * (CONFIG_PMSWAP_SWAP_CACHE_MI, mm/pmswap/swap_cache_mi.c).
  */
 #ifdef CONFIG_PMSWAP_SWAP_CACHE_MI
 bool swap_cache_mi_wanted(struct folio *folio);
@@ -219,32 +219,35 @@ static inline void swap_xa_split(struct xa_state *xas, void *folio,
 #endif
 
 /*
- * Map in place (CONFIG_PMSWAP_INPLACE, mm/swap_inplace.c): a fault on a
+ * Map in place (CONFIG_PMSWAP_INPLACE, mm/pmswap/inplace*.c): a fault on a
  * huge swap entry on pmem maps its 2 MiB extent with one PMD.
  */
 #ifdef CONFIG_PMSWAP_INPLACE
 /*
  * A PMD that maps a 2 MiB extent of a pmem swap device in place
- * (mm/swap_inplace.c). Nothing else puts a special PMD in an anonymous VMA.
+ * (mm/pmswap/inplace_pmd.c). Nothing else puts a special PMD in an
+ * anonymous VMA.
  */
 static inline bool pmd_is_inplace(struct vm_area_struct *vma, pmd_t pmd)
 {
 	return !vma->vm_ops && pmd_present(pmd) && pmd_special(pmd);
 }
 
-pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
-				   unsigned long addr, pmd_t *pmd, bool promote);
-void pmswap_inplace_revert(struct vm_area_struct *vma, unsigned long addr,
-			   pmd_t *pmd);
-void pmswap_inplace_unuse(struct vm_area_struct *vma, unsigned long addr,
-			  pmd_t *pmd, unsigned int type);
-bool pmswap_inplace_peek(struct vm_area_struct *vma, pmd_t *pmd);
-vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf);
+pmd_t pmswap_inplace_pmd_revert_locked(struct vm_area_struct *vma,
+				       unsigned long addr, pmd_t *pmd,
+				       bool promote);
+void pmswap_inplace_pmd_revert(struct vm_area_struct *vma, unsigned long addr,
+			       pmd_t *pmd);
+void pmswap_inplace_pmd_unuse(struct vm_area_struct *vma, unsigned long addr,
+			      pmd_t *pmd, unsigned int type);
+bool pmswap_inplace_pmd_peek(struct vm_area_struct *vma, pmd_t *pmd);
+vm_fault_t pmswap_inplace_pmd_fault(struct vm_fault *vmf);
 bool pmswap_inplace_rw_busy(swp_entry_t entry);
 void pmswap_inplace_swapon(struct swap_info_struct *si);
 void pmswap_inplace_swapoff(struct swap_info_struct *si);
 void pmswap_inplace_meminfo(struct seq_file *m);
-int pmswap_inplace_try_map(struct vm_fault *vmf, struct swap_info_struct *si);
+int pmswap_inplace_pmd_try_map(struct vm_fault *vmf,
+			       struct swap_info_struct *si);
 bool pmswap_inplace_active(struct swap_info_struct *si);
 #else
 static inline bool pmd_is_inplace(struct vm_area_struct *vma, pmd_t pmd)
@@ -252,30 +255,31 @@ static inline bool pmd_is_inplace(struct vm_area_struct *vma, pmd_t pmd)
 	return false;
 }
 
-static inline pmd_t pmswap_inplace_revert_locked(struct vm_area_struct *vma,
-						 unsigned long addr,
-						 pmd_t *pmd, bool promote)
+static inline pmd_t pmswap_inplace_pmd_revert_locked(struct vm_area_struct *vma,
+						     unsigned long addr,
+						     pmd_t *pmd, bool promote)
 {
 	return *pmd;
 }
 
-static inline void pmswap_inplace_revert(struct vm_area_struct *vma,
-					 unsigned long addr, pmd_t *pmd)
+static inline void pmswap_inplace_pmd_revert(struct vm_area_struct *vma,
+					     unsigned long addr, pmd_t *pmd)
 {
 }
 
-static inline void pmswap_inplace_unuse(struct vm_area_struct *vma,
-					unsigned long addr, pmd_t *pmd,
-					unsigned int type)
+static inline void pmswap_inplace_pmd_unuse(struct vm_area_struct *vma,
+					    unsigned long addr, pmd_t *pmd,
+					    unsigned int type)
 {
 }
 
-static inline bool pmswap_inplace_peek(struct vm_area_struct *vma, pmd_t *pmd)
+static inline bool pmswap_inplace_pmd_peek(struct vm_area_struct *vma,
+					   pmd_t *pmd)
 {
 	return false;
 }
 
-static inline vm_fault_t pmswap_inplace_fault(struct vm_fault *vmf)
+static inline vm_fault_t pmswap_inplace_pmd_fault(struct vm_fault *vmf)
 {
 	return VM_FAULT_SIGBUS;
 }
@@ -297,8 +301,8 @@ static inline void pmswap_inplace_meminfo(struct seq_file *m)
 {
 }
 
-static inline int pmswap_inplace_try_map(struct vm_fault *vmf,
-					 struct swap_info_struct *si)
+static inline int pmswap_inplace_pmd_try_map(struct vm_fault *vmf,
+					     struct swap_info_struct *si)
 {
 	return 0;
 }
@@ -336,7 +340,7 @@ pte_t pmswap_inplace_pte_unuse(struct vm_area_struct *vma, pmd_t *pmd,
 			       unsigned long addr, pte_t *ptep,
 			       unsigned int type);
 vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf);
-bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
+bool pmswap_inplace_pte_try_map(struct vm_fault *vmf,
 				struct swap_info_struct *si);
 #else
 static inline bool pte_is_inplace(struct vm_area_struct *vma, pte_t pte)
@@ -364,7 +368,7 @@ static inline vm_fault_t pmswap_inplace_pte_fault(struct vm_fault *vmf)
 	return VM_FAULT_SIGBUS;
 }
 
-static inline bool pmswap_inplace_try_map_pte(struct vm_fault *vmf,
+static inline bool pmswap_inplace_pte_try_map(struct vm_fault *vmf,
 					      struct swap_info_struct *si)
 {
 	return false;

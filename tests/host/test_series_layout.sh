@@ -13,7 +13,9 @@
 #    configuration fragments name is defined;
 #  - no patch names an option that a later patch defines;
 #  - every hook the core kernel calls is declared in include/linux/pmswap.h:
-#    no patch declares a pmswap_* or huge_swap_* function in another header.
+#    no patch declares a pmswap_* or huge_swap_* function in another header;
+#  - pmswap's code is in mm/pmswap/, whose Makefile the patches write and
+#    which builds every file there.
 # TAP on stdout.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,6 +85,24 @@ decl=$(for p in "${series[@]/#/patches/}"; do
 done)
 t "$([ -z "$decl" ] && grep -q 'include <linux/pmswap.h>' patches/*; echo $?)" \
 	"no patch declares a pmswap hook outside include/linux/pmswap.h, which huge_mm.h includes" "$decl"
+
+# 6. mm/pmswap/: the code in one directory, a file per role, built by its
+# own Makefile, which the patches write: each line of it comes with the
+# patch of its feature, so the tree at every prefix builds what it offers.
+stray=$(find mm -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \) | sort)
+t "$([ -z "$stray" ] && [ -d mm/pmswap ]; echo $?)" \
+	"pmswap's mm/ code is in mm/pmswap/, none directly in mm/" "$stray"
+objs=$(for p in "${series[@]/#/patches/}"; do
+	awk '/^\+\+\+ b\//{ f = ($2 == "b/mm/pmswap/Makefile") } f && /^\+obj-/' "$p"
+done | sed 's/^+obj-[^+]*+= *//' | tr ' ' '\n' | grep '\.o$' | sort)
+srcs=$(cd mm/pmswap && ls ./*.c 2>/dev/null | sed 's#^\./##; s/\.c$/.o/' | sort)
+miss=$(comm -3 <(printf '%s\n' "$objs") <(printf '%s\n' "$srcs"))
+t "$([ -n "$objs" ] && [ -z "$miss" ] && ! grep -q 'mm/pmswap/Makefile' <(cd mm/pmswap && ls); echo $?)" \
+	"mm/pmswap/Makefile is written by the patches and builds every mm/pmswap/*.c, nothing else ($(printf '%s\n' "$objs" | wc -l) objects)" \
+	"Makefile lines vs files: $miss"
+inplace=$(ls mm/pmswap/inplace*.c 2>/dev/null | wc -l)
+t "$([ "$inplace" -ge 6 ] && [ ! -e mm/swap_inplace.c ]; echo $?)" \
+	"map in place is split by role ($inplace files: core, PMD, PTE, scanner, failure, sysfs)"
 
 echo "1..$n"
 exit $fail

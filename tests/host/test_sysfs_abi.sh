@@ -20,7 +20,7 @@ t() {	# t RESULT DESCRIPTION
 }
 echo "TAP version 13"
 echo "1..5"
-src=("$repo"/mm/*.c)
+src=("$repo"/mm/pmswap/*.c)
 
 # attribute names: __ATTR_RW(x), __ATTR_RO(x), __ATTR_RW_MODE(x, m),
 # __ATTR_RO_MODE(x, m), and the stats macros' first argument

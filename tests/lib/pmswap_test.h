@@ -222,7 +222,7 @@ int pt_kmsg_grep(int fd, const char *const *pat, int show);
 void pt_kmsg_skip(int fd);
 
 /*
- * Race windows (CONFIG_PMSWAP_RACE_WINDOWS, mm/pmswap.c): a named point
+ * Race windows (CONFIG_PMSWAP_RACE_WINDOWS, mm/pmswap/pmswap.c): a named point
  * where a kernel path sleeps when armed, so that a test can run the
  * racing path inside the window every time. Root only.
  */

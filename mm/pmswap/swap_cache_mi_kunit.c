@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the multi-index swap cache helpers (mm/swap_cache_mi.c):
+ * KUnit tests for the multi-index swap cache helpers (mm/pmswap/swap_cache_mi.c):
  * store, lookup at every index, conflicts, shadows, split, and the XArray
  * node count against the per-index layout.
  *

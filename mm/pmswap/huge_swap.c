@@ -33,9 +33,9 @@
 #include <asm/pgalloc.h>
 #include <asm/tlbflush.h>
 
-#include "internal.h"
+#include "../internal.h"
 #include "pmswap.h"
-#include "swap.h"
+#include "../swap.h"
 
 static bool huge_swap_on __read_mostly = true;
 
@@ -591,7 +591,7 @@ bool huge_swap_willneed(struct vm_area_struct *vma, unsigned long haddr,
 		if (!huge_swap_can_swapin(vma, haddr) ||
 		    huge_swap_memcg_tight(vma->vm_mm))
 			return true;
-		pmswap_inplace_revert(vma, haddr, pmd);
+		pmswap_inplace_pmd_revert(vma, haddr, pmd);
 		orig = pmdp_get_lockless(pmd);
 	}
 	if (!is_huge_swap_pmd(orig))
@@ -661,7 +661,7 @@ vm_fault_t do_huge_pmd_swap_page(struct vm_fault *vmf)
 		}
 	} else {
 		/* On pmem the extent may simply be mapped where it is. */
-		int mapped = pmswap_inplace_try_map(vmf, si);
+		int mapped = pmswap_inplace_pmd_try_map(vmf, si);
 
 		if (mapped == -EBUSY)
 			goto busy;

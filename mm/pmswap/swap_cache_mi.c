@@ -16,7 +16,7 @@
  * migration look at the entry's order instead of assuming one layout.
  *
  * The helpers work on a bare XArray so that KUnit can test them without a
- * swap device (mm/swap_cache_mi_kunit.c).
+ * swap device (mm/pmswap/swap_cache_mi_kunit.c).
  *
  * Copyright (C) 2026 pmswap developers
  */

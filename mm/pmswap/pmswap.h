@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmswap: declarations shared by the pmswap files in mm/ only. The hooks
+ * pmswap: declarations shared by the files in mm/pmswap/ only. The hooks
  * the rest of the kernel calls are in <linux/pmswap.h>.
  *
  * Copyright (C) 2026 pmswap developers
  */
-#ifndef _MM_PMSWAP_H
-#define _MM_PMSWAP_H
+#ifndef _MM_PMSWAP_PMSWAP_H
+#define _MM_PMSWAP_PMSWAP_H
 
 #include <linux/mm.h>
 #include <linux/pgtable.h>
@@ -48,4 +48,4 @@ extern struct kobject *pmswap_kobj;
 ssize_t pmswap_show_bool(const bool *knob, char *buf);
 ssize_t pmswap_store_bool(bool *knob, const char *buf, size_t count);
 
-#endif /* _MM_PMSWAP_H */
+#endif /* _MM_PMSWAP_PMSWAP_H */

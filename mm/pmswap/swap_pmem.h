@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmswap: a pmem swap device as seen by the pmem backend (swap_pmem.c)
- * and by map in place (swap_inplace.c).
+ * and by map in place (inplace*.c).
  *
  * Copyright (C) 2026 pmswap developers
  */

@@ -46,7 +46,7 @@
 #include <linux/vmstat.h>
 
 #include "pmswap.h"
-#include "swap.h"
+#include "../swap.h"
 #include "swap_pmem.h"
 
 struct pmswap_pmem *pmswap_pmem_devs[MAX_SWAPFILES];
@@ -455,7 +455,7 @@ static void pmswap_pmem_extents(struct pmswap_pmem *pd, unsigned long *total,
 /*
  * stats/: one counter per file, as mTHP's hugepages-<size>/stats/ has.
  * The in-place counters join the same directory while map in place runs
- * on the device (swap_inplace.c merges its group into "stats").
+ * on the device (inplace_sysfs.c merges its group into "stats").
  */
 enum pmem_stat {
 	PS_PAGES_WRITTEN, PS_PAGES_READ, PS_READ_ERRORS, PS_WRITE_FALLBACKS,
