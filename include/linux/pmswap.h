@@ -315,7 +315,7 @@ static inline bool pmswap_inplace_active(struct swap_info_struct *si)
 
 /*
  * Map in place of 4 KiB swap entries (CONFIG_PMSWAP_INPLACE_PTE, with
- * map in place): one PTE per slot. The flags of
+ * map in place, mm/pmswap/inplace_pte.c): one PTE per slot. The flags of
  * pmswap_inplace_pte_revert_locked() are defined in every configuration,
  * since callers name them in code that compiles either way.
  */

@@ -92,7 +92,8 @@ static int inplace_failure_pmd(pmd_t *pmd, unsigned long addr,
 	}
 	d = inplace_dev_of_pfn(pmd_pfn(*pmd));
 	off = d ? pmd_pfn(*pmd) - d->pfn0 : 0;
-	if (d && d == w->dev && off <= w->last && off + HPAGE_PMD_NR > w->first)
+	if (d && d == w->dev && off <= w->last &&
+	    off + HPAGE_PMD_NR > w->first)
 		pmswap_inplace_pmd_revert_locked(vma, addr & HPAGE_PMD_MASK, pmd,
 						 false);
 	spin_unlock(ptl);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the multi-index swap cache helpers (mm/pmswap/swap_cache_mi.c):
- * store, lookup at every index, conflicts, shadows, split, and the XArray
- * node count against the per-index layout.
+ * KUnit tests for the multi-index swap cache helpers
+ * (mm/pmswap/swap_cache_mi.c): store, lookup at every index, conflicts,
+ * shadows, split, and the XArray node count against the per-index layout.
  *
  * They run on a private XArray with stand-in pointers for folios, so they
  * need no swap device; the guest boot runs them with the other tests.

@@ -5,8 +5,8 @@
  *
  * Copyright (C) 2026 pmswap developers
  */
-#ifndef _MM_SWAP_PMEM_H
-#define _MM_SWAP_PMEM_H
+#ifndef _MM_PMSWAP_SWAP_PMEM_H
+#define _MM_PMSWAP_SWAP_PMEM_H
 
 #include <linux/atomic.h>
 #include <linux/kobject.h>
@@ -84,4 +84,4 @@ struct pmswap_pmem_failure {
 
 extern struct blocking_notifier_head pmswap_pmem_failure_chain;
 
-#endif /* _MM_SWAP_PMEM_H */
+#endif /* _MM_PMSWAP_SWAP_PMEM_H */
