@@ -356,13 +356,14 @@ static int __init pmswap_inplace_init(void)
 	inplace_slots_cache = KMEM_CACHE(inplace_slots, 0);
 	if (!inplace_slots_cache)
 		pr_warn("out of memory: 4 KiB swap slots are never mapped in place\n");
+	/* first: map in place runs even if a knob below cannot be made */
+	inplace_failure_init();
 	err = inplace_sysfs_init();
 	if (err)
 		return err;
 	err = inplace_pte_init();
 	if (err)
 		return err;
-	inplace_failure_init();
 	return inplace_promote_init();
 }
 late_initcall(pmswap_inplace_init);

@@ -137,6 +137,19 @@ static inline struct inplace_dev *inplace_dev_of_pfn(unsigned long pfn)
 	return mtree_load(&inplace_pfns, pfn);
 }
 
+/*
+ * The device of in-place PTE @pte: @d, the device of the PTE before it in
+ * a walk, when it holds the pfn (the PTEs of one table are nearly always
+ * of one device), else looked up.
+ */
+static inline struct inplace_dev *inplace_dev_of_pte(struct inplace_dev *d,
+						     pte_t pte)
+{
+	if (d && pte_pfn(pte) - d->pfn0 < d->max)
+		return d;
+	return inplace_dev_of_pfn(pte_pfn(pte));
+}
+
 static inline unsigned long inplace_extent(struct inplace_dev *d,
 					   unsigned long pfn)
 {

@@ -49,9 +49,7 @@ static int inplace_failure_ptes(pmd_t *pmd, unsigned long addr,
 		pte = ptep_get(ptep);
 		if (!pte_is_inplace(vma, pte))
 			continue;
-		/* the PTEs of one table are nearly always of one device */
-		if (!d || pte_pfn(pte) - d->pfn0 >= d->max)
-			d = inplace_dev_of_pfn(pte_pfn(pte));
+		d = inplace_dev_of_pte(d, pte);
 		if (!d)
 			continue;
 		off = pte_pfn(pte) - d->pfn0;
